@@ -1,0 +1,314 @@
+//! Errors: calls that cannot be bound, and tool calls that fail.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Longest preview of a received value, in characters.
+pub const PREVIEW_CHARS: usize = 64;
+
+/// Why one position of a call violates the tool's schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ViolationKind {
+    /// The arguments are not JSON text.
+    Malformed,
+    /// A required parameter or property is absent.
+    Missing,
+    /// A parameter or property the schema does not declare.
+    Unknown,
+    /// A value of the wrong JSON type.
+    WrongType,
+    /// A value outside the allowed `enum` or `const` values.
+    NotAllowed,
+    /// A blank string where the schema says array of strings; canon does not
+    /// guess whether `[]` or `[""]` was meant.
+    BlankString,
+    /// A string holding the text of a JSON array where the schema says array:
+    /// the array itself must be sent, not its text.
+    JsonText,
+    /// A value of the right type that breaks a constraint (range, length,
+    /// pattern, format, item count, uniqueness).
+    Constraint,
+    /// The schema accepts the value but the tool's Rust type does not (for
+    /// example, an integer too large for its type).
+    Invalid,
+}
+
+/// The JSON type of a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JsonType {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Boolean,
+    /// A number.
+    Number,
+    /// A string.
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+impl JsonType {
+    /// The type of `value`.
+    pub fn of(value: &Value) -> JsonType {
+        match value {
+            Value::Null => JsonType::Null,
+            Value::Bool(_) => JsonType::Boolean,
+            Value::Number(_) => JsonType::Number,
+            Value::String(_) => JsonType::String,
+            Value::Array(_) => JsonType::Array,
+            Value::Object(_) => JsonType::Object,
+        }
+    }
+}
+
+/// What came at a violating position: its JSON type and a short preview.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Received {
+    /// The JSON type of the value sent.
+    #[serde(rename = "type")]
+    pub json_type: JsonType,
+    /// The value as JSON text, cut to at most 64 characters (an ellipsis
+    /// marks a cut).
+    pub preview: String,
+}
+
+impl Received {
+    /// Describes `value`.
+    pub fn of(value: &Value) -> Received {
+        let text = value.to_string();
+        Received {
+            json_type: JsonType::of(value),
+            preview: preview(&text),
+        }
+    }
+
+    /// The phrase used after "got": `the string "ten"`, `the number 5`.
+    pub(crate) fn phrase(&self) -> String {
+        match self.json_type {
+            JsonType::Null => "null".into(),
+            JsonType::Boolean => format!("the boolean {}", self.preview),
+            JsonType::Number => format!("the number {}", self.preview),
+            JsonType::String if self.preview == "\"\"" => "an empty string".into(),
+            JsonType::String => format!("the string {}", self.preview),
+            JsonType::Array => format!("the array {}", self.preview),
+            JsonType::Object => format!("the object {}", self.preview),
+        }
+    }
+}
+
+/// Cuts `text` to [`PREVIEW_CHARS`] characters, the last one an ellipsis.
+fn preview(text: &str) -> String {
+    if text.chars().count() <= PREVIEW_CHARS {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(PREVIEW_CHARS - 1).collect();
+    out.push('…');
+    out
+}
+
+/// One position of a call that breaks the tool's schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Violation {
+    /// RFC 6901 JSON Pointer of the position, such as `/limit`; empty for
+    /// the arguments as a whole.
+    pub pointer: String,
+    /// What kind of violation this is.
+    pub kind: ViolationKind,
+    /// What the schema expects there, in words: `an integer`,
+    /// `one of "asc", "desc"`, `an array of strings`.
+    pub expected: String,
+    /// What came, or `None` when nothing came (a missing parameter).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub received: Option<Received>,
+    /// One line for the model: `expected an integer, got the string "ten"`.
+    pub message: String,
+}
+
+impl Violation {
+    pub(crate) fn new(
+        pointer: impl Into<String>,
+        kind: ViolationKind,
+        expected: impl Into<String>,
+        received: Option<Received>,
+        message: impl Into<String>,
+    ) -> Self {
+        Violation {
+            pointer: pointer.into(),
+            kind,
+            expected: expected.into(),
+            received,
+            message: message.into(),
+        }
+    }
+
+    /// The position as shown to the model: the pointer, or `(arguments)` for
+    /// the whole call.
+    pub fn location(&self) -> &str {
+        if self.pointer.is_empty() {
+            "(arguments)"
+        } else {
+            &self.pointer
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location(), self.message)
+    }
+}
+
+/// A call whose arguments cannot be bound, with every violation at once.
+///
+/// Its `Display` is the text to send back to the model:
+///
+/// ```text
+/// The call to `search_code` was not run. /limit: expected an integer or null, got the string "ten". /query: required, expected a string. Fix these and call `search_code` again.
+/// ```
+///
+/// [`BindError::to_json`] gives the same content as a JSON object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BindError {
+    tool: Cow<'static, str>,
+    violations: Vec<Violation>,
+}
+
+impl BindError {
+    /// A bind error for `tool` with the given violations.
+    pub fn new(tool: impl Into<Cow<'static, str>>, violations: Vec<Violation>) -> Self {
+        BindError {
+            tool: tool.into(),
+            violations,
+        }
+    }
+
+    /// The tool whose call was rejected.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// Every violation, sorted by pointer.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    /// The JSON Pointers of the violations, sorted.
+    pub fn pointers(&self) -> Vec<&str> {
+        self.violations.iter().map(|v| v.pointer.as_str()).collect()
+    }
+
+    /// The model-facing feedback as JSON: the tool, every violation with its
+    /// pointer, and what to do.
+    ///
+    /// ```json
+    /// {"error": "invalid_arguments", "tool": "search_code",
+    ///  "violations": [{"pointer": "/query", "kind": "missing", "expected": "a string",
+    ///                  "message": "required, expected a string"}],
+    ///  "instruction": "Fix these and call `search_code` again."}
+    /// ```
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "error": "invalid_arguments",
+            "tool": self.tool,
+            "violations": self.violations,
+            "instruction": self.instruction(),
+        })
+    }
+
+    fn instruction(&self) -> String {
+        format!("Fix these and call `{}` again.", self.tool)
+    }
+}
+
+impl fmt::Display for BindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "The call to `{}` was not run.", self.tool)?;
+        for violation in &self.violations {
+            write!(f, " {violation}")?;
+            if !violation.message.ends_with(['.', '?', '!']) {
+                f.write_str(".")?;
+            }
+        }
+        write!(f, " {}", self.instruction())
+    }
+}
+
+impl std::error::Error for BindError {}
+
+/// Why [`Tool::call`](crate::Tool::call) produced no output.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum CallError {
+    /// The arguments could not be bound; the tool did not run.
+    Rejected(BindError),
+    /// The tool ran and returned an error.
+    Failed {
+        /// The tool's name.
+        tool: String,
+        /// The tool's error, as its `Display` text.
+        message: String,
+    },
+    /// The tool's output could not be serialized to JSON.
+    Output {
+        /// The tool's name.
+        tool: String,
+        /// The serializer's message.
+        message: String,
+    },
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::Rejected(e) => e.fmt(f),
+            CallError::Failed { tool, message } => write!(f, "The tool `{tool}` failed: {message}"),
+            CallError::Output { tool, message } => {
+                write!(f, "The output of `{tool}` could not be serialized: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CallError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CallError::Rejected(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<BindError> for CallError {
+    fn from(e: BindError) -> Self {
+        CallError::Rejected(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn previews_are_cut_at_64_chars() {
+        let long = "x".repeat(100);
+        let r = Received::of(&json!(long));
+        assert_eq!(r.preview.chars().count(), PREVIEW_CHARS);
+        assert!(r.preview.ends_with('…'));
+        let exact = "y".repeat(62); // 64 with the quotes
+        assert_eq!(Received::of(&json!(exact)).preview, format!("\"{exact}\""));
+        assert_eq!(Received::of(&json!("é".repeat(70))).preview.chars().count(), 64);
+        assert_eq!(Received::of(&json!(5)).phrase(), "the number 5");
+        assert_eq!(Received::of(&json!("")).phrase(), "an empty string");
+    }
+}

@@ -1,0 +1,24 @@
+//! The runtime of canon: the [`Tool`] trait, binding plans, repairs and the
+//! errors a model reads. Use it through the `canon` crate, which re-exports
+//! everything here together with the `#[tool]` attribute.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod diagnose;
+mod error;
+mod plan;
+mod pointer;
+mod repair;
+mod rule;
+mod spec;
+mod tolerant;
+mod tool;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use error::{BindError, CallError, JsonType, Received, Violation, ViolationKind, PREVIEW_CHARS};
+pub use plan::Plan;
+pub use repair::{Bound, Repair, RepairRule};
+pub use spec::ToolSpec;
+pub use tool::Tool;

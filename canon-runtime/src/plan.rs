@@ -1,0 +1,512 @@
+//! The binding plan: the tolerant positions of a JSON Schema, compiled once.
+//!
+//! A [`Plan`] is derived from the schema a tool publishes, never from Rust
+//! syntax or parameter names. It records where the schema says "array of
+//! strings" (a *tolerant position*) and how to reach those positions from the
+//! root through object properties, `additionalProperties` and array items,
+//! following local `$ref`s and unions. Positions that lead to no tolerant
+//! position are pruned, so binding walks only the parts of a call that could
+//! need a repair.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde_json::Value;
+
+/// Schemas nested deeper than this (without going through a `$ref`) are
+/// treated as "accepts anything": no position below them is tolerant.
+const MAX_SCHEMA_DEPTH: usize = 128;
+
+/// Index of a node in a [`Plan`].
+pub(crate) type NodeId = u32;
+
+/// One position of a plan, with only the children that lead to a tolerant
+/// position.
+#[derive(Debug, Default)]
+pub(crate) struct Node {
+    /// A JSON string here is bound as a one-element array.
+    pub(crate) wrap_string: bool,
+    /// Named properties, sorted by name.
+    pub(crate) properties: Vec<(Box<str>, NodeId)>,
+    /// Plan for properties not listed in `properties`.
+    pub(crate) additional: Option<NodeId>,
+    /// Plan for each array item.
+    pub(crate) items: Option<NodeId>,
+}
+
+impl Node {
+    /// The plan for the member `key` of an object at this position.
+    #[inline]
+    pub(crate) fn member<'p>(&'p self, key: &str) -> Member<'p> {
+        match self
+            .properties
+            .binary_search_by(|(name, _)| (**name).cmp(key))
+        {
+            Ok(i) => Member::Named(&self.properties[i].0, self.properties[i].1),
+            Err(_) => match self.additional {
+                Some(id) => Member::Additional(id),
+                None => Member::Skip,
+            },
+        }
+    }
+}
+
+/// Where a member of an object leads.
+pub(crate) enum Member<'p> {
+    /// Nothing tolerant below.
+    Skip,
+    /// A declared property; the key is borrowed from the plan.
+    Named(&'p str, NodeId),
+    /// A property covered by `additionalProperties`.
+    Additional(NodeId),
+}
+
+/// The tolerant positions of a JSON Schema, compiled once and reused for
+/// every call.
+///
+/// A position is tolerant when its schema is an array whose items are
+/// strings (`{"type": "array", "items": {"type": "string"}}`, possibly
+/// nullable, through `$ref`, or with string-enum items) and it does not also
+/// accept a string. At a tolerant position, canon binds a lone string `s` as
+/// `[s]`.
+///
+/// ```
+/// use canon::Plan;
+/// use serde_json::json;
+///
+/// let plan = Plan::compile(&json!({
+///     "type": "object",
+///     "properties": {
+///         "names": {"type": "array", "items": {"type": "string"}},
+///         "limit": {"type": "integer"}
+///     }
+/// }));
+/// assert_eq!(plan.positions(), vec!["/names"]);
+/// ```
+#[derive(Debug, Default)]
+pub struct Plan {
+    nodes: Vec<Node>,
+    root: Option<NodeId>,
+}
+
+impl Plan {
+    /// Compiles the tolerant positions of `schema`.
+    ///
+    /// Never fails and never panics: parts of the schema that cannot be
+    /// understood (a `$ref` to another document, nesting deeper than 128
+    /// levels, keywords of unexpected types) are treated as accepting
+    /// anything, so no position under them is tolerant.
+    pub fn compile(schema: &Value) -> Plan {
+        let mut compiler = Compiler {
+            root: schema,
+            raws: Vec::new(),
+            refs: HashMap::new(),
+        };
+        let root = compiler.schema(schema, 0);
+        compiler.finish(root)
+    }
+
+    /// True when the schema has no tolerant position: binding is then plain
+    /// serde.
+    pub fn is_empty(&self) -> bool {
+        self.root.is_none()
+    }
+
+    /// The tolerant positions as pointer patterns, sorted: `/a/b` for
+    /// properties, `/a/[]` for each item of an array, `/a/{}` for each
+    /// value of a map. A position reached again through a recursive `$ref`
+    /// is shown once, followed by `/...`.
+    pub fn positions(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(root) = self.root {
+            let mut on_path = Vec::new();
+            self.collect(root, String::new(), &mut on_path, &mut out);
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    fn collect(&self, id: NodeId, at: String, on_path: &mut Vec<NodeId>, out: &mut Vec<String>) {
+        if on_path.contains(&id) {
+            out.push(format!("{at}/..."));
+            return;
+        }
+        on_path.push(id);
+        let node = self.node(id);
+        if node.wrap_string {
+            out.push(if at.is_empty() { "/".into() } else { at.clone() });
+        }
+        for (key, child) in &node.properties {
+            let seg = crate::pointer::escape(key);
+            self.collect(*child, format!("{at}/{seg}"), on_path, out);
+        }
+        if let Some(child) = node.additional {
+            self.collect(child, format!("{at}/{{}}"), on_path, out);
+        }
+        if let Some(child) = node.items {
+            self.collect(child, format!("{at}/[]"), on_path, out);
+        }
+        on_path.pop();
+    }
+
+    /// The root node, if any position is tolerant.
+    #[inline]
+    pub(crate) fn root(&self) -> Option<&Node> {
+        self.root.map(|id| self.node(id))
+    }
+
+    #[inline]
+    pub(crate) fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+}
+
+/// What one schema object says about itself, before unions are merged.
+#[derive(Default)]
+struct Shape {
+    accepts_string: bool,
+    string_array: bool,
+    items: Option<usize>,
+    properties: Vec<(String, usize)>,
+    additional: Option<usize>,
+}
+
+enum Raw {
+    Shape(Shape),
+    /// Every member applies (`$ref` beside keywords, `anyOf`, `oneOf`,
+    /// `allOf`); merged conservatively.
+    Group(Vec<usize>),
+}
+
+struct Compiler<'s> {
+    root: &'s Value,
+    raws: Vec<Raw>,
+    refs: HashMap<&'s str, usize>,
+}
+
+impl<'s> Compiler<'s> {
+    fn push(&mut self, raw: Raw) -> usize {
+        self.raws.push(raw);
+        self.raws.len() - 1
+    }
+
+    fn anything(&mut self) -> usize {
+        self.push(Raw::Shape(Shape {
+            accepts_string: true,
+            ..Shape::default()
+        }))
+    }
+
+    fn schema(&mut self, schema: &'s Value, depth: usize) -> usize {
+        if depth > MAX_SCHEMA_DEPTH {
+            return self.anything();
+        }
+        let obj = match schema {
+            Value::Object(obj) => obj,
+            Value::Bool(false) => return self.push(Raw::Shape(Shape::default())),
+            _ => return self.anything(),
+        };
+        let mut members = Vec::new();
+        let typed = ["type", "enum", "const"].iter().any(|k| obj.contains_key(*k));
+        let structural = ["properties", "items", "additionalProperties"]
+            .iter()
+            .any(|k| obj.contains_key(*k));
+        let applicators = ["$ref", "anyOf", "oneOf", "allOf"]
+            .iter()
+            .any(|k| obj.contains_key(*k));
+        if typed || structural || !applicators {
+            let shape = self.shape(schema, depth);
+            members.push(self.push(Raw::Shape(shape)));
+        }
+        if let Some(Value::String(reference)) = obj.get("$ref") {
+            members.push(self.reference(reference));
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            if let Some(Value::Array(branches)) = obj.get(key) {
+                for branch in branches {
+                    members.push(self.schema(branch, depth + 1));
+                }
+            }
+        }
+        if members.len() == 1 {
+            members[0]
+        } else {
+            self.push(Raw::Group(members))
+        }
+    }
+
+    fn reference(&mut self, reference: &'s str) -> usize {
+        if let Some(&id) = self.refs.get(reference) {
+            return id;
+        }
+        let target = reference
+            .strip_prefix('#')
+            .and_then(|pointer| self.root.pointer(pointer));
+        let Some(target) = target else {
+            // Another document, or a dangling pointer: leave it alone.
+            let id = self.anything();
+            self.refs.insert(reference, id);
+            return id;
+        };
+        // Reserve the slot first so recursive references terminate.
+        let id = self.push(Raw::Group(Vec::new()));
+        self.refs.insert(reference, id);
+        let inner = self.schema(target, 0);
+        self.raws[id] = Raw::Group(vec![inner]);
+        id
+    }
+
+    fn shape(&mut self, schema: &'s Value, depth: usize) -> Shape {
+        let types = type_set(schema);
+        let accepts_string = match &types {
+            Some(types) => types.contains("string") && enum_allows_string(schema),
+            None => enum_allows_string(schema),
+        };
+        let is_array = types.as_ref().is_some_and(|t| t.contains("array"));
+        let mut shape = Shape {
+            accepts_string,
+            ..Shape::default()
+        };
+        if let Some(items) = schema.get("items") {
+            if items.is_object() {
+                shape.string_array = is_array
+                    && !accepts_string
+                    && schema.get("prefixItems").is_none()
+                    && count(schema, "minItems").is_none_or(|n| n <= 1)
+                    && count(schema, "maxItems").is_none_or(|n| n >= 1)
+                    && self.strings_only(items, 0);
+                shape.items = Some(self.schema(items, depth + 1));
+            }
+        }
+        if let Some(Value::Object(props)) = schema.get("properties") {
+            for (key, sub) in props {
+                let id = self.schema(sub, depth + 1);
+                shape.properties.push((key.clone(), id));
+            }
+        }
+        if let Some(additional) = schema.get("additionalProperties") {
+            if additional.is_object() {
+                shape.additional = Some(self.schema(additional, depth + 1));
+            }
+        }
+        shape
+    }
+
+    /// True when every value `schema` accepts is a string.
+    fn strings_only(&self, schema: &'s Value, depth: usize) -> bool {
+        if depth > MAX_SCHEMA_DEPTH {
+            return false;
+        }
+        let Value::Object(obj) = schema else {
+            return false;
+        };
+        if let Some(Value::String(reference)) = obj.get("$ref") {
+            let target = reference
+                .strip_prefix('#')
+                .and_then(|pointer| self.root.pointer(pointer));
+            return match target {
+                Some(target) => self.strings_only(target, depth + 1),
+                None => false,
+            };
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = obj.get(key) {
+                return !branches.is_empty()
+                    && branches.iter().all(|b| self.strings_only(b, depth + 1));
+            }
+        }
+        match type_set(schema) {
+            Some(types) => types.len() == 1 && types.contains("string"),
+            None => match (obj.get("enum"), obj.get("const")) {
+                (Some(Value::Array(values)), _) => {
+                    !values.is_empty() && values.iter().all(Value::is_string)
+                }
+                (None, Some(value)) => value.is_string(),
+                _ => false,
+            },
+        }
+    }
+
+    /// Merges unions into plan nodes (a subset construction over shapes),
+    /// then prunes everything that leads to no tolerant position.
+    fn finish(self, root: usize) -> Plan {
+        let mut builder = Builder {
+            raws: &self.raws,
+            sets: BTreeMap::new(),
+            nodes: Vec::new(),
+            children: Vec::new(),
+            queue: Vec::new(),
+        };
+        let root = builder.intern(builder.expand(root));
+        while let Some((id, set)) = builder.queue.pop() {
+            builder.fill(id, &set);
+        }
+        builder.prune(root)
+    }
+}
+
+struct Builder<'r> {
+    raws: &'r [Raw],
+    sets: BTreeMap<BTreeSet<usize>, NodeId>,
+    nodes: Vec<Node>,
+    /// Unpruned children of each node: properties, additional, items.
+    children: Vec<Children>,
+    queue: Vec<(NodeId, BTreeSet<usize>)>,
+}
+
+#[derive(Default)]
+struct Children {
+    properties: Vec<(Box<str>, NodeId)>,
+    additional: Option<NodeId>,
+    items: Option<NodeId>,
+}
+
+impl Builder<'_> {
+    /// The shapes a raw node stands for, through groups (cycle-safe).
+    fn expand(&self, id: usize) -> BTreeSet<usize> {
+        let mut out = BTreeSet::new();
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![id];
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            match &self.raws[id] {
+                Raw::Shape(_) => {
+                    out.insert(id);
+                }
+                Raw::Group(members) => stack.extend(members.iter().copied()),
+            }
+        }
+        out
+    }
+
+    fn intern(&mut self, set: BTreeSet<usize>) -> NodeId {
+        if let Some(&id) = self.sets.get(&set) {
+            return id;
+        }
+        let id = self.nodes.len() as NodeId;
+        self.nodes.push(Node::default());
+        self.children.push(Children::default());
+        self.sets.insert(set.clone(), id);
+        self.queue.push((id, set));
+        id
+    }
+
+    fn shape(&self, id: usize) -> &Shape {
+        match &self.raws[id] {
+            Raw::Shape(shape) => shape,
+            Raw::Group(_) => unreachable!("expand() yields shapes only"),
+        }
+    }
+
+    fn union(&self, ids: impl IntoIterator<Item = usize>) -> BTreeSet<usize> {
+        let mut out = BTreeSet::new();
+        for id in ids {
+            out.extend(self.expand(id));
+        }
+        out
+    }
+
+    fn fill(&mut self, id: NodeId, set: &BTreeSet<usize>) {
+        let shapes: Vec<&Shape> = set.iter().map(|&s| self.shape(s)).collect();
+        let wrap_string = shapes.iter().any(|s| s.string_array)
+            && !shapes.iter().any(|s| s.accepts_string);
+        let keys: BTreeSet<&str> = shapes
+            .iter()
+            .flat_map(|s| s.properties.iter().map(|(k, _)| k.as_str()))
+            .collect();
+        let mut property_sets = Vec::new();
+        for key in keys {
+            let members: Vec<usize> = shapes
+                .iter()
+                .filter_map(|s| match s.properties.iter().find(|(k, _)| k == key) {
+                    Some((_, sub)) => Some(*sub),
+                    None => s.additional,
+                })
+                .collect();
+            property_sets.push((key.to_owned(), self.union(members)));
+        }
+        let additional = self.union(shapes.iter().filter_map(|s| s.additional));
+        let items = self.union(shapes.iter().filter_map(|s| s.items));
+
+        let mut children = Children::default();
+        for (key, set) in property_sets {
+            let child = self.intern(set);
+            children.properties.push((key.into_boxed_str(), child));
+        }
+        if !additional.is_empty() {
+            children.additional = Some(self.intern(additional));
+        }
+        if !items.is_empty() {
+            children.items = Some(self.intern(items));
+        }
+        self.nodes[id as usize].wrap_string = wrap_string;
+        self.children[id as usize] = children;
+    }
+
+    fn prune(mut self, root: NodeId) -> Plan {
+        // relevant = wraps a string here, or some child is relevant; the
+        // graph may be cyclic, so iterate to a fixpoint.
+        let mut relevant: Vec<bool> = self.nodes.iter().map(|n| n.wrap_string).collect();
+        loop {
+            let mut changed = false;
+            for (id, children) in self.children.iter().enumerate() {
+                if relevant[id] {
+                    continue;
+                }
+                let any = children.properties.iter().any(|(_, c)| relevant[*c as usize])
+                    || children.additional.is_some_and(|c| relevant[c as usize])
+                    || children.items.is_some_and(|c| relevant[c as usize]);
+                if any {
+                    relevant[id] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let keep = |c: &NodeId| relevant[*c as usize];
+        for (node, children) in self.nodes.iter_mut().zip(std::mem::take(&mut self.children)) {
+            node.properties = children
+                .properties
+                .into_iter()
+                .filter(|(_, c)| keep(c))
+                .collect();
+            node.properties.sort_by(|a, b| a.0.cmp(&b.0));
+            node.additional = children.additional.filter(keep);
+            node.items = children.items.filter(keep);
+        }
+        Plan {
+            root: relevant[root as usize].then_some(root),
+            nodes: self.nodes,
+        }
+    }
+}
+
+/// The `type` keyword as a set, or `None` when absent or malformed.
+fn type_set(schema: &Value) -> Option<BTreeSet<&str>> {
+    match schema.get("type")? {
+        Value::String(t) => Some(BTreeSet::from([t.as_str()])),
+        Value::Array(ts) => Some(ts.iter().filter_map(Value::as_str).collect()),
+        _ => None,
+    }
+}
+
+/// False when `enum` or `const` exclude every string.
+fn enum_allows_string(schema: &Value) -> bool {
+    let by_enum = match schema.get("enum") {
+        Some(Value::Array(values)) => values.iter().any(Value::is_string),
+        _ => true,
+    };
+    let by_const = match schema.get("const") {
+        Some(value) => value.is_string(),
+        None => true,
+    };
+    by_enum && by_const
+}
+
+fn count(schema: &Value, key: &str) -> Option<u64> {
+    schema.get(key).and_then(Value::as_u64)
+}

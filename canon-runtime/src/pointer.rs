@@ -1,0 +1,83 @@
+//! RFC 6901 JSON Pointers, built only when a repair or a violation needs one.
+
+use std::fmt::Write;
+
+/// Escapes one reference token: `~` becomes `~0`, `/` becomes `~1`.
+pub(crate) fn escape(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        token.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        token.into()
+    }
+}
+
+/// Splits a JSON Pointer into its unescaped reference tokens.
+pub(crate) fn tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+}
+
+/// Appends one token to a pointer.
+pub(crate) fn push(pointer: &str, token: &str) -> String {
+    format!("{pointer}/{}", escape(token))
+}
+
+/// The position being bound, as a chain of borrowed segments on the stack.
+/// Walking it costs nothing until a pointer is asked for.
+#[derive(Clone, Copy)]
+pub(crate) enum Path<'a> {
+    Root,
+    Key {
+        parent: &'a Path<'a>,
+        key: &'a str,
+    },
+    Index {
+        parent: &'a Path<'a>,
+        index: usize,
+    },
+}
+
+impl Path<'_> {
+    /// The RFC 6901 pointer of this position.
+    pub(crate) fn pointer(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        out
+    }
+
+    fn write(&self, out: &mut String) {
+        match self {
+            Path::Root => {}
+            Path::Key { parent, key } => {
+                parent.write(out);
+                out.push('/');
+                out.push_str(&escape(key));
+            }
+            Path::Index { parent, index } => {
+                parent.write(out);
+                let _ = write!(out, "/{index}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_tilde_before_slash() {
+        assert_eq!(escape("a/b~c"), "a~1b~0c");
+        assert_eq!(escape("~1"), "~01");
+        let root = Path::Root;
+        let key = Path::Key { parent: &root, key: "a/b" };
+        let index = Path::Index { parent: &key, index: 3 };
+        let tilde = Path::Key { parent: &index, key: "~" };
+        assert_eq!(tilde.pointer(), "/a~1b/3/~0");
+        assert_eq!(Path::Root.pointer(), "");
+        let tokens: Vec<String> = tokens("/a~1b/3/~0/~01").collect();
+        assert_eq!(tokens, ["a/b", "3", "~", "~1"]);
+    }
+}

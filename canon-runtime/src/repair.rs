@@ -1,0 +1,75 @@
+//! Repairs: what canon changed in a call, and where.
+
+use serde::Serialize;
+
+/// The rule a [`Repair`] applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RepairRule {
+    /// A lone string where the schema says array of strings was bound as a
+    /// one-element array.
+    ScalarToArray,
+}
+
+impl RepairRule {
+    /// The rule's stable name, as used in telemetry: `scalar_to_array`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RepairRule::ScalarToArray => "scalar_to_array",
+        }
+    }
+}
+
+impl std::fmt::Display for RepairRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One change canon made to a call before binding it.
+///
+/// Holds where and which rule, never the argument value, so it is safe to
+/// log.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub struct Repair {
+    /// RFC 6901 JSON Pointer of the repaired position, such as
+    /// `/data_source_names`.
+    pub pointer: String,
+    /// The rule applied there.
+    pub rule: RepairRule,
+}
+
+impl Repair {
+    /// A repair of `rule` at `pointer`.
+    pub fn new(pointer: impl Into<String>, rule: RepairRule) -> Self {
+        Repair {
+            pointer: pointer.into(),
+            rule,
+        }
+    }
+}
+
+/// Arguments bound for a tool, with the repairs that made them bindable.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Bound<A> {
+    /// The bound arguments.
+    pub args: A,
+    /// The repairs applied, in the order of the input; empty for a call that
+    /// was valid as sent.
+    pub repairs: Vec<Repair>,
+}
+
+impl<A> Bound<A> {
+    /// Bound arguments with their repairs.
+    pub fn new(args: A, repairs: Vec<Repair>) -> Self {
+        Bound { args, repairs }
+    }
+
+    /// True when the call bound without any repair.
+    pub fn is_exact(&self) -> bool {
+        self.repairs.is_empty()
+    }
+}

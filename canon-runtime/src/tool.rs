@@ -1,0 +1,125 @@
+//! The tool trait.
+
+use std::fmt::Display;
+use std::future::Future;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{BindError, CallError};
+use crate::repair::Bound;
+use crate::spec::ToolSpec;
+
+/// A tool a model can call: a name, a description, an input schema, and a
+/// function run on arguments bound tolerantly from the model's JSON.
+///
+/// `#[tool]` implements it for a unit struct named after the function
+/// (`search_code` → `SearchCode`). Implement it by hand for a tool whose
+/// arguments type you write yourself: provide [`spec`](Tool::spec) and
+/// [`run`](Tool::run), and every other method follows.
+///
+/// ```
+/// use canon::{Tool, ToolSpec};
+/// use std::sync::OnceLock;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct EchoArgs {
+///     words: Vec<String>,
+/// }
+///
+/// struct Echo;
+///
+/// impl Tool for Echo {
+///     type Args = EchoArgs;
+///     type Output = String;
+///     type Error = std::convert::Infallible;
+///
+///     fn spec(&self) -> &ToolSpec {
+///         static SPEC: OnceLock<ToolSpec> = OnceLock::new();
+///         SPEC.get_or_init(|| ToolSpec::of::<EchoArgs>("echo", "Repeat words."))
+///     }
+///
+///     async fn run(&self, args: EchoArgs) -> Result<String, Self::Error> {
+///         Ok(args.words.join(" "))
+///     }
+/// }
+///
+/// let bound = Echo.bind(&serde_json::json!({"words": "hello"})).unwrap();
+/// assert_eq!(bound.args.words, ["hello"]);
+/// ```
+pub trait Tool: Send + Sync {
+    /// The bound arguments.
+    type Args: DeserializeOwned + Send;
+    /// What the tool returns on success; serialized to JSON by
+    /// [`call`](Tool::call).
+    type Output: Serialize;
+    /// The tool's own error, reported apart from binding errors.
+    type Error: Display;
+
+    /// The tool's published description and binding plan.
+    fn spec(&self) -> &ToolSpec;
+
+    /// Runs the tool on bound arguments.
+    fn run(
+        &self,
+        args: Self::Args,
+    ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
+
+    /// The tool's name, as the model calls it.
+    fn name(&self) -> &str {
+        self.spec().name()
+    }
+
+    /// The tool's description, as shown to the model.
+    fn description(&self) -> &str {
+        self.spec().description()
+    }
+
+    /// The JSON Schema of the tool's arguments, exactly as published.
+    fn input_schema(&self) -> &Value {
+        self.spec().input_schema()
+    }
+
+    /// Binds a model's arguments given as a JSON value.
+    ///
+    /// # Errors
+    /// A [`BindError`] listing every violation when the call cannot be bound.
+    fn bind(&self, args: &Value) -> Result<Bound<Self::Args>, BindError> {
+        self.spec().bind(args)
+    }
+
+    /// Binds a model's arguments given as JSON text (OpenAI sends
+    /// `arguments` as a string).
+    ///
+    /// # Errors
+    /// A [`BindError`] listing every violation when the call cannot be bound,
+    /// including text that is not JSON.
+    fn bind_str(&self, args: &str) -> Result<Bound<Self::Args>, BindError> {
+        self.spec().bind_str(args)
+    }
+
+    /// Binds the arguments, runs the tool and serializes its output.
+    ///
+    /// # Errors
+    /// [`CallError::Rejected`] when the arguments cannot be bound (the tool
+    /// does not run), [`CallError::Failed`] when the tool returns an error,
+    /// [`CallError::Output`] when its output cannot be serialized.
+    fn call(&self, args: Value) -> impl Future<Output = Result<Value, CallError>> + Send
+    where
+        Self: Sized,
+    {
+        async move {
+            let bound = self.bind(&args)?;
+            drop(args);
+            let output = self.run(bound.args).await.map_err(|e| CallError::Failed {
+                tool: self.name().to_owned(),
+                message: e.to_string(),
+            })?;
+            serde_json::to_value(output).map_err(|e| CallError::Output {
+                tool: self.name().to_owned(),
+                message: e.to_string(),
+            })
+        }
+    }
+}

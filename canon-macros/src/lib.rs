@@ -1,1 +1,94 @@
-//! x
+//! The `#[tool]` attribute of canon. Use it through the `canon` crate.
+//!
+//! The crate is split the way the work flows: [`attr`] parses the
+//! attribute, [`check`] validates the function, [`model`] describes it and
+//! [`expand`] generates code. Every problem found is reported, each on its
+//! own token, in one compile error.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod attr;
+mod check;
+mod errors;
+mod expand;
+mod model;
+
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as TokenStream2;
+use quote::{quote, ToTokens};
+use syn::{FnArg, Item, ItemFn};
+
+use crate::attr::ToolAttr;
+use crate::errors::Errors;
+use crate::model::ToolFn;
+
+/// Declares a tool from a function. See the `canon` crate for the full
+/// contract.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand_tool(attr.into(), item.into()).into()
+}
+
+fn expand_tool(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
+    let mut errors = Errors::default();
+    let attr = ToolAttr::parse(attr, &mut errors);
+    let func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(_) => {
+            errors.push(not_a_function(item.clone()));
+            let errors = errors.into_compile_errors();
+            return quote! { #item #errors };
+        }
+    };
+    check::signature(&func, &mut errors);
+    let emitted = without_parameter_attributes(func.clone());
+    if !errors.is_empty() {
+        // Emit the function too, so a mistake in the attribute gives one
+        // error rather than a cascade where the function is used; a function
+        // with `self` would only add rustc's own error, so it is left out.
+        let has_receiver = func
+            .sig
+            .inputs
+            .iter()
+            .any(|i| matches!(i, FnArg::Receiver(_)));
+        let errors = errors.into_compile_errors();
+        return if has_receiver {
+            errors
+        } else {
+            quote! { #emitted #errors }
+        };
+    }
+    let model = ToolFn::new(attr, &func);
+    let generated = expand::tool(&model);
+    quote! { #emitted #generated }
+}
+
+/// The user's function as written, minus the parameter doc comments that
+/// rustc does not accept there (they moved to the arguments struct).
+fn without_parameter_attributes(mut func: ItemFn) -> ItemFn {
+    for input in &mut func.sig.inputs {
+        if let FnArg::Typed(arg) = input {
+            arg.attrs.clear();
+        }
+    }
+    func
+}
+
+fn not_a_function(item: TokenStream2) -> syn::Error {
+    let message = |what: &str| format!("#[tool] goes on a function, not on {what}");
+    match syn::parse2::<Item>(item.clone()) {
+        Ok(Item::Struct(s)) => syn::Error::new_spanned(&s.ident, message("a struct")),
+        Ok(Item::Enum(e)) => syn::Error::new_spanned(&e.ident, message("an enum")),
+        Ok(Item::Impl(i)) => syn::Error::new_spanned(
+            i.impl_token,
+            message("an impl block; put it on a free function"),
+        ),
+        Ok(Item::Const(c)) => syn::Error::new_spanned(&c.ident, message("a const")),
+        Ok(Item::Static(s)) => syn::Error::new_spanned(&s.ident, message("a static")),
+        Ok(Item::Mod(m)) => syn::Error::new_spanned(&m.ident, message("a module")),
+        Ok(Item::Trait(t)) => syn::Error::new_spanned(&t.ident, message("a trait")),
+        Ok(Item::Type(t)) => syn::Error::new_spanned(&t.ident, message("a type alias")),
+        Ok(other) => syn::Error::new_spanned(other.to_token_stream(), message("this item")),
+        Err(e) => e,
+    }
+}

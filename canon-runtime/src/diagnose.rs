@@ -145,7 +145,11 @@ fn convert(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>
             let known: Vec<&str> = properties(schema, holder)
                 .map(|props| props.keys().map(String::as_str).collect())
                 .unwrap_or_default();
-            let what = if at.is_empty() { "parameter" } else { "property" };
+            let what = if at.is_empty() {
+                "parameter"
+            } else {
+                "property"
+            };
             for name in unexpected {
                 out.push(Violation::new(
                     pointer::push(&at, name),
@@ -181,12 +185,16 @@ fn convert(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>
                 )),
             }
         }
-        ValidationErrorKind::Type { .. } => {
-            out.push(wrong(ViolationKind::WrongType, describe(schema, holder), received))
-        }
-        ValidationErrorKind::Enum { .. } | ValidationErrorKind::Constant { .. } => {
-            out.push(wrong(ViolationKind::NotAllowed, describe(schema, holder), received))
-        }
+        ValidationErrorKind::Type { .. } => out.push(wrong(
+            ViolationKind::WrongType,
+            describe(schema, holder),
+            received,
+        )),
+        ValidationErrorKind::Enum { .. } | ValidationErrorKind::Constant { .. } => out.push(wrong(
+            ViolationKind::NotAllowed,
+            describe(schema, holder),
+            received,
+        )),
         kind => {
             let expected = constraint(kind).unwrap_or_else(|| error.to_string());
             out.push(wrong(ViolationKind::Constraint, expected, received));
@@ -248,7 +256,10 @@ fn resolve<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
     schema
 }
 
-fn properties<'s>(root: &'s Value, schema: &'s Value) -> Option<&'s serde_json::Map<String, Value>> {
+fn properties<'s>(
+    root: &'s Value,
+    schema: &'s Value,
+) -> Option<&'s serde_json::Map<String, Value>> {
     resolve(root, schema).get("properties")?.as_object()
 }
 
@@ -262,7 +273,9 @@ fn schema_at<'s>(root: &'s Value, at: &str) -> Option<&'s Value> {
             Some(sub) => sub,
             None => match (token.parse::<usize>(), schema.get("items")) {
                 (Ok(_), Some(items)) => items,
-                _ => schema.get("additionalProperties").filter(|s| s.is_object())?,
+                _ => schema
+                    .get("additionalProperties")
+                    .filter(|s| s.is_object())?,
             },
         };
     }
@@ -413,12 +426,18 @@ mod tests {
         let root = json!({"$defs": {"Order": {"type": "string", "enum": ["asc", "desc"]}}});
         let d = |s: Value| describe(&root, &s);
         assert_eq!(d(json!({"type": "integer"})), "an integer");
-        assert_eq!(d(json!({"type": ["integer", "null"]})), "an integer or null");
+        assert_eq!(
+            d(json!({"type": ["integer", "null"]})),
+            "an integer or null"
+        );
         assert_eq!(
             d(json!({"type": "array", "items": {"type": "string"}})),
             "an array of strings"
         );
-        assert_eq!(d(json!({"$ref": "#/$defs/Order"})), "one of \"asc\", \"desc\"");
+        assert_eq!(
+            d(json!({"$ref": "#/$defs/Order"})),
+            "one of \"asc\", \"desc\""
+        );
         assert_eq!(
             d(json!({"anyOf": [{"type": "null"}, {"$ref": "#/$defs/Order"}]})),
             "one of \"asc\", \"desc\" or null"

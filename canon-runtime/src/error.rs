@@ -273,7 +273,10 @@ impl fmt::Display for CallError {
             CallError::Rejected(e) => e.fmt(f),
             CallError::Failed { tool, message } => write!(f, "The tool `{tool}` failed: {message}"),
             CallError::Output { tool, message } => {
-                write!(f, "The output of `{tool}` could not be serialized: {message}")
+                write!(
+                    f,
+                    "The output of `{tool}` could not be serialized: {message}"
+                )
             }
         }
     }
@@ -307,7 +310,10 @@ mod tests {
         assert!(r.preview.ends_with('…'));
         let exact = "y".repeat(62); // 64 with the quotes
         assert_eq!(Received::of(&json!(exact)).preview, format!("\"{exact}\""));
-        assert_eq!(Received::of(&json!("é".repeat(70))).preview.chars().count(), 64);
+        assert_eq!(
+            Received::of(&json!("é".repeat(70))).preview.chars().count(),
+            64
+        );
         assert_eq!(Received::of(&json!(5)).phrase(), "the number 5");
         assert_eq!(Received::of(&json!("")).phrase(), "an empty string");
     }

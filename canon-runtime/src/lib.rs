@@ -17,7 +17,9 @@ mod tool;
 #[doc(hidden)]
 pub mod __private;
 
-pub use error::{BindError, CallError, JsonType, Received, Violation, ViolationKind, PREVIEW_CHARS};
+pub use error::{
+    BindError, CallError, JsonType, Received, Violation, ViolationKind, PREVIEW_CHARS,
+};
 pub use plan::Plan;
 pub use repair::{Bound, Repair, RepairRule};
 pub use spec::ToolSpec;

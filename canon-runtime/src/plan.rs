@@ -134,7 +134,11 @@ impl Plan {
         on_path.push(id);
         let node = self.node(id);
         if node.wrap_string {
-            out.push(if at.is_empty() { "/".into() } else { at.clone() });
+            out.push(if at.is_empty() {
+                "/".into()
+            } else {
+                at.clone()
+            });
         }
         for (key, child) in &node.properties {
             let seg = crate::pointer::escape(key);
@@ -207,7 +211,9 @@ impl<'s> Compiler<'s> {
             _ => return self.anything(),
         };
         let mut members = Vec::new();
-        let typed = ["type", "enum", "const"].iter().any(|k| obj.contains_key(*k));
+        let typed = ["type", "enum", "const"]
+            .iter()
+            .any(|k| obj.contains_key(*k));
         let structural = ["properties", "items", "additionalProperties"]
             .iter()
             .any(|k| obj.contains_key(*k));
@@ -410,8 +416,8 @@ impl Builder<'_> {
 
     fn fill(&mut self, id: NodeId, set: &BTreeSet<usize>) {
         let shapes: Vec<&Shape> = set.iter().map(|&s| self.shape(s)).collect();
-        let wrap_string = shapes.iter().any(|s| s.string_array)
-            && !shapes.iter().any(|s| s.accepts_string);
+        let wrap_string =
+            shapes.iter().any(|s| s.string_array) && !shapes.iter().any(|s| s.accepts_string);
         let keys: BTreeSet<&str> = shapes
             .iter()
             .flat_map(|s| s.properties.iter().map(|(k, _)| k.as_str()))
@@ -455,7 +461,10 @@ impl Builder<'_> {
                 if relevant[id] {
                     continue;
                 }
-                let any = children.properties.iter().any(|(_, c)| relevant[*c as usize])
+                let any = children
+                    .properties
+                    .iter()
+                    .any(|(_, c)| relevant[*c as usize])
                     || children.additional.is_some_and(|c| relevant[c as usize])
                     || children.items.is_some_and(|c| relevant[c as usize]);
                 if any {
@@ -468,7 +477,11 @@ impl Builder<'_> {
             }
         }
         let keep = |c: &NodeId| relevant[*c as usize];
-        for (node, children) in self.nodes.iter_mut().zip(std::mem::take(&mut self.children)) {
+        for (node, children) in self
+            .nodes
+            .iter_mut()
+            .zip(std::mem::take(&mut self.children))
+        {
             node.properties = children
                 .properties
                 .into_iter()

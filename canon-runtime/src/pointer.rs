@@ -29,14 +29,8 @@ pub(crate) fn push(pointer: &str, token: &str) -> String {
 #[derive(Clone, Copy)]
 pub(crate) enum Path<'a> {
     Root,
-    Key {
-        parent: &'a Path<'a>,
-        key: &'a str,
-    },
-    Index {
-        parent: &'a Path<'a>,
-        index: usize,
-    },
+    Key { parent: &'a Path<'a>, key: &'a str },
+    Index { parent: &'a Path<'a>, index: usize },
 }
 
 impl Path<'_> {
@@ -72,9 +66,18 @@ mod tests {
         assert_eq!(escape("a/b~c"), "a~1b~0c");
         assert_eq!(escape("~1"), "~01");
         let root = Path::Root;
-        let key = Path::Key { parent: &root, key: "a/b" };
-        let index = Path::Index { parent: &key, index: 3 };
-        let tilde = Path::Key { parent: &index, key: "~" };
+        let key = Path::Key {
+            parent: &root,
+            key: "a/b",
+        };
+        let index = Path::Index {
+            parent: &key,
+            index: 3,
+        };
+        let tilde = Path::Key {
+            parent: &index,
+            key: "~",
+        };
         assert_eq!(tilde.pointer(), "/a~1b/3/~0");
         assert_eq!(Path::Root.pointer(), "");
         let tokens: Vec<String> = tokens("/a~1b/3/~0/~01").collect();

@@ -38,7 +38,10 @@ mod tests {
         assert_eq!(string_at_string_array("a, b"), Verdict::Wrap);
         assert_eq!(string_at_string_array(""), Verdict::Blank);
         assert_eq!(string_at_string_array(" \t\n"), Verdict::Blank);
-        assert_eq!(string_at_string_array("[\"a\",\"b\"]"), Verdict::JsonArrayText);
+        assert_eq!(
+            string_at_string_array("[\"a\",\"b\"]"),
+            Verdict::JsonArrayText
+        );
         assert_eq!(string_at_string_array("  [] "), Verdict::JsonArrayText);
         assert_eq!(string_at_string_array("[1, 2]"), Verdict::JsonArrayText);
     }

@@ -1,0 +1,92 @@
+//! Validation of the function `#[tool]` is put on: everything that cannot
+//! become a tool is reported here, each error on its own token.
+
+use syn::{FnArg, ItemFn, Pat, Type};
+
+use crate::errors::Errors;
+
+pub(crate) fn signature(func: &ItemFn, errors: &mut Errors) {
+    let sig = &func.sig;
+    if let Some(unsafety) = &sig.unsafety {
+        errors.spanned(
+            unsafety,
+            "a tool cannot be an `unsafe fn`: canon calls it with arguments chosen by a model; \
+             keep the unsafe code inside a safe function",
+        );
+    }
+    if !sig.generics.params.is_empty() {
+        errors.spanned(
+            &sig.generics,
+            "a tool cannot be generic: its argument schema must be known where it is declared; \
+             use concrete types",
+        );
+    } else if let Some(clause) = &sig.generics.where_clause {
+        errors.spanned(
+            clause,
+            "a tool cannot have a `where` clause: use concrete types",
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.spanned(variadic, "a tool cannot be variadic");
+    }
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(receiver) => errors.spanned(
+                receiver,
+                "#[tool] goes on free functions, and `self` has no value in a tool call; \
+                 pass state another way or make it a free function",
+            ),
+            FnArg::Typed(arg) => {
+                for attr in arg.attrs.iter().filter(|a| !a.path().is_ident("doc")) {
+                    errors.spanned(
+                        attr,
+                        "only doc comments are allowed on tool parameters; \
+                         they become the parameter's description",
+                    );
+                }
+                match &*arg.pat {
+                    Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {}
+                    pat => errors.spanned(
+                        pat,
+                        "a tool parameter must be a plain name (`name: Type`): \
+                         the name is the parameter's name in the JSON arguments",
+                    ),
+                }
+                parameter_type(&arg.ty, errors);
+            }
+        }
+    }
+}
+
+fn parameter_type(ty: &Type, errors: &mut Errors) {
+    match ty {
+        Type::ImplTrait(_) => errors.spanned(
+            ty,
+            "a tool parameter cannot be `impl Trait`: its schema is derived from its type; \
+             use a concrete type",
+        ),
+        Type::Reference(reference) => {
+            let owned = owned_suggestion(&reference.elem);
+            errors.spanned(
+                ty,
+                format!(
+                    "a tool parameter must be an owned type, since it is deserialized from the \
+                     model's JSON: use `{owned}`"
+                ),
+            );
+        }
+        _ => {}
+    }
+}
+
+/// `str` → `String`, `[T]` → `Vec<T>`, `T` → `T`.
+fn owned_suggestion(elem: &Type) -> String {
+    match elem {
+        Type::Path(path) if path.path.is_ident("str") => "String".to_owned(),
+        Type::Slice(slice) => {
+            let inner = &slice.elem;
+            format!("Vec<{}>", quote::quote!(#inner)).replace(' ', "")
+        }
+        other => quote::quote!(#other).to_string().replace(' ', ""),
+    }
+}

@@ -1,0 +1,120 @@
+//! The model of a tool function: what the macro knows once parsing and
+//! validation have succeeded.
+
+use syn::{Attribute, FnArg, Ident, ItemFn, Pat, ReturnType, Type, Visibility};
+
+use crate::attr::ToolAttr;
+
+/// A function that becomes a tool.
+pub(crate) struct ToolFn {
+    pub(crate) vis: Visibility,
+    pub(crate) ident: Ident,
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) is_async: bool,
+    pub(crate) params: Vec<Param>,
+    pub(crate) output: Output,
+}
+
+/// One parameter: a property of the arguments object.
+pub(crate) struct Param {
+    pub(crate) ident: Ident,
+    pub(crate) ty: Type,
+    pub(crate) docs: Vec<Attribute>,
+}
+
+/// What the function returns.
+pub(crate) enum Output {
+    /// Nothing: `()`.
+    Unit,
+    /// A value, which is the tool's output.
+    Value(Type),
+    /// A type named `Result`: `Ok` is the output, `Err` the tool's error.
+    Result(Type),
+}
+
+impl ToolFn {
+    /// Builds the model of a function that passed validation.
+    pub(crate) fn new(attr: ToolAttr, func: &ItemFn) -> ToolFn {
+        let ident = func.sig.ident.clone();
+        let name = match &attr.name {
+            Some(name) => name.value(),
+            None => ident.to_string().trim_start_matches("r#").to_owned(),
+        };
+        let description = match &attr.description {
+            Some(description) => description.value(),
+            None => doc_text(&func.attrs),
+        };
+        let params = func
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                FnArg::Typed(arg) => match &*arg.pat {
+                    Pat::Ident(pat) => Some(Param {
+                        ident: pat.ident.clone(),
+                        ty: (*arg.ty).clone(),
+                        docs: arg
+                            .attrs
+                            .iter()
+                            .filter(|a| a.path().is_ident("doc"))
+                            .cloned()
+                            .collect(),
+                    }),
+                    _ => None,
+                },
+                FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let output = match &func.sig.output {
+            ReturnType::Default => Output::Unit,
+            ReturnType::Type(_, ty) if is_result(ty) => Output::Result((**ty).clone()),
+            ReturnType::Type(_, ty) => Output::Value((**ty).clone()),
+        };
+        ToolFn {
+            vis: func.vis.clone(),
+            ident,
+            name,
+            description,
+            is_async: func.sig.asyncness.is_some(),
+            params,
+            output,
+        }
+    }
+}
+
+/// True for a type whose last path segment is `Result` (`Result<T, E>`,
+/// `std::io::Result<T>`, `anyhow::Result<T>`).
+fn is_result(ty: &Type) -> bool {
+    match ty {
+        Type::Path(path) if path.qself.is_none() => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "Result"),
+        Type::Group(group) => is_result(&group.elem),
+        Type::Paren(paren) => is_result(&paren.elem),
+        _ => false,
+    }
+}
+
+/// Doc comment text, as schemars reads it: one leading space dropped from
+/// each line, lines joined with newlines, then trimmed.
+fn doc_text(attrs: &[Attribute]) -> String {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .map(|line| line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
+        .collect();
+    lines.join("\n").trim().to_owned()
+}

@@ -146,15 +146,15 @@ fn convert(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>
                 .map(|props| props.keys().map(String::as_str).collect())
                 .unwrap_or_default();
             let what = if at.is_empty() {
-                "parameter"
+                ("parameter", "parameters")
             } else {
-                "property"
+                ("property", "properties")
             };
             for name in unexpected {
                 out.push(Violation::new(
                     pointer::push(&at, name),
                     ViolationKind::Unknown,
-                    format!("no such {what}"),
+                    format!("no such {}", what.0),
                     None,
                     unknown_message(what, name, &known),
                 ));
@@ -224,18 +224,20 @@ fn constraint(kind: &ValidationErrorKind) -> Option<String> {
     })
 }
 
-fn unknown_message(what: &str, name: &str, known: &[&str]) -> String {
+/// `what` is the word for a member, singular and plural.
+fn unknown_message(what: (&str, &str), name: &str, known: &[&str]) -> String {
+    let (one, many) = what;
     let closest = known
         .iter()
         .map(|k| (strsim::jaro_winkler(name, k), *k))
         .filter(|(score, _)| *score >= 0.75)
         .max_by(|a, b| a.0.total_cmp(&b.0));
     match (closest, known) {
-        (Some((_, k)), _) => format!("unknown {what}; did you mean `{k}`?"),
-        (None, []) => format!("unknown {what}; this object takes no {what}s"),
+        (Some((_, k)), _) => format!("unknown {one}; did you mean `{k}`?"),
+        (None, []) => format!("unknown {one}; this object takes no {many}"),
         (None, known) => {
             let list: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
-            format!("unknown {what}; the {what}s are {}", list.join(", "))
+            format!("unknown {one}; the {many} are {}", list.join(", "))
         }
     }
 }
@@ -459,11 +461,11 @@ mod tests {
     fn suggests_the_closest_parameter() {
         let known = ["data_source_names", "query", "limit"];
         assert_eq!(
-            unknown_message("parameter", "limt", &known),
+            unknown_message(("parameter", "parameters"), "limt", &known),
             "unknown parameter; did you mean `limit`?"
         );
         assert_eq!(
-            unknown_message("parameter", "zzz", &known),
+            unknown_message(("parameter", "parameters"), "zzz", &known),
             "unknown parameter; the parameters are `data_source_names`, `query`, `limit`"
         );
     }

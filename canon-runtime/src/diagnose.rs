@@ -142,23 +142,15 @@ fn convert(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>
         }
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            let known: Vec<&str> = properties(schema, holder)
-                .map(|props| props.keys().map(String::as_str).collect())
-                .unwrap_or_default();
-            let what = if at.is_empty() {
-                ("parameter", "parameters")
-            } else {
-                ("property", "properties")
-            };
             for name in unexpected {
-                out.push(Violation::new(
-                    pointer::push(&at, name),
-                    ViolationKind::Unknown,
-                    format!("no such {}", what.0),
-                    None,
-                    unknown_message(what, name, &known),
-                ));
+                out.push(unknown(schema, holder, &at, name));
             }
+        }
+        // `additionalProperties: false` beside no `properties` at all.
+        ValidationErrorKind::FalseSchema if keyword_at.ends_with("/additionalProperties") => {
+            let cut = at.rfind('/').unwrap_or(0);
+            let name = pointer::tokens(&at[cut..]).next().unwrap_or_default();
+            out.push(unknown(schema, holder, &at[..cut], &name));
         }
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
             // The branch whose type matched explains the failure best (the
@@ -202,6 +194,25 @@ fn convert(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>
     }
 }
 
+/// An unknown member `name` of the object at `at`, whose schema is `object`.
+fn unknown(root: &Value, object: &Value, at: &str, name: &str) -> Violation {
+    let known: Vec<&str> = properties(root, object)
+        .map(|props| props.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let what = if at.is_empty() {
+        ("parameter", "parameters")
+    } else {
+        ("property", "properties")
+    };
+    Violation::new(
+        pointer::push(at, name),
+        ViolationKind::Unknown,
+        format!("no such {}", what.0),
+        None,
+        unknown_message(what, name, &known),
+    )
+}
+
 fn constraint(kind: &ValidationErrorKind) -> Option<String> {
     use ValidationErrorKind as K;
     Some(match kind {
@@ -234,6 +245,9 @@ fn unknown_message(what: (&str, &str), name: &str, known: &[&str]) -> String {
         .max_by(|a, b| a.0.total_cmp(&b.0));
     match (closest, known) {
         (Some((_, k)), _) => format!("unknown {one}; did you mean `{k}`?"),
+        (None, []) if one == "parameter" => {
+            "unknown parameter; this tool takes no parameters".into()
+        }
         (None, []) => format!("unknown {one}; this object takes no {many}"),
         (None, known) => {
             let list: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();

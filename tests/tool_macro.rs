@@ -1,0 +1,224 @@
+//! The public contract of `#[tool]` and `canon::Tool`, as the core issue
+//! writes it.
+
+mod common;
+
+use canon::{tool, CallError, Tool, ViolationKind};
+use common::{Hit, SearchCode};
+use serde_json::json;
+
+#[test]
+fn the_issue_example_verbatim() -> Result<(), Box<dyn std::error::Error>> {
+    let tool = SearchCode;
+    assert_eq!(tool.name(), "search_code");
+    assert_eq!(tool.description(), "Search code in the given data sources.");
+    let schema: &serde_json::Value = tool.input_schema();
+    assert_eq!(
+        schema["properties"]["data_source_names"],
+        json!({
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Repositories to search, like \"dotnet/eshop\"."
+        })
+    );
+    assert_eq!(schema["additionalProperties"], json!(false));
+    assert!(schema.get("$schema").is_none() && schema.get("title").is_none());
+    let bound = tool.bind(&json!({"data_source_names": "dotnet/eshop", "query": "basket"}))?;
+    assert_eq!(bound.args.data_source_names, vec!["dotnet/eshop"]);
+    assert_eq!(bound.repairs[0].pointer, "/data_source_names");
+    assert_eq!(bound.repairs.len(), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn call_binds_runs_and_serializes() {
+    let out = SearchCode
+        .call(json!({"data_source_names": "dotnet/eshop", "query": "basket"}))
+        .await
+        .unwrap();
+    let strict = SearchCode
+        .call(json!({"data_source_names": ["dotnet/eshop"], "query": "basket"}))
+        .await
+        .unwrap();
+    assert_eq!(out, strict);
+    assert_eq!(
+        out,
+        serde_json::to_value(vec![Hit {
+            repo: "dotnet/eshop".into(),
+            path: "src/basket.cs".into()
+        }])
+        .unwrap()
+    );
+    match SearchCode.call(json!({"query": "basket"})).await {
+        Err(CallError::Rejected(e)) => assert_eq!(e.pointers(), ["/data_source_names"]),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn bind_str_takes_openai_style_argument_text() {
+    let bound = SearchCode
+        .bind_str(r#"{"data_source_names": "dotnet/eshop", "query": "basket", "limit": 3}"#)
+        .unwrap();
+    assert_eq!(bound.args.data_source_names, ["dotnet/eshop"]);
+    assert_eq!(bound.args.limit, Some(3));
+    assert_eq!(bound.repairs[0].pointer, "/data_source_names");
+    // Escaped text reaches the visitor as an owned string: still repaired.
+    let bound = SearchCode
+        .bind_str(r#"{"data_source_names": "dotnet\/eshop\u0021", "query": "q"}"#)
+        .unwrap();
+    assert_eq!(bound.args.data_source_names, ["dotnet/eshop!"]);
+    assert_eq!(bound.repairs.len(), 1);
+}
+
+/// Ignored doc text.
+#[tool(name = "find", description = "Find things.")]
+fn find_things(things: Vec<String>) -> usize {
+    things.len()
+}
+
+#[test]
+fn name_and_description_can_be_overridden() {
+    assert_eq!(FindThings.name(), "find");
+    assert_eq!(FindThings.description(), "Find things.");
+    let error = FindThings.bind(&json!({})).err().unwrap();
+    assert_eq!(
+        error.to_string(),
+        "The call to `find` was not run. /things: required, expected an array of strings. \
+         Fix these and call `find` again."
+    );
+}
+
+/// First line.
+///
+/// Second paragraph, with `code`.
+#[tool]
+async fn read_later(
+    /// The URL
+    /// to read.
+    url: String,
+) -> Result<String, std::io::Error> {
+    if url.is_empty() {
+        Err(std::io::Error::other("empty url"))
+    } else {
+        Ok(url.to_uppercase())
+    }
+}
+
+#[tokio::test]
+async fn async_functions_and_results() {
+    assert_eq!(
+        ReadLater.description(),
+        "First line.\n\nSecond paragraph, with `code`."
+    );
+    assert_eq!(
+        ReadLater.input_schema()["properties"]["url"]["description"],
+        "The URL\nto read."
+    );
+    assert_eq!(
+        ReadLater.call(json!({"url": "a"})).await.unwrap(),
+        json!("A")
+    );
+    match ReadLater.call(json!({"url": ""})).await {
+        Err(CallError::Failed { tool, message }) => {
+            assert_eq!(tool, "read_later");
+            assert_eq!(message, "empty url");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The error type is the function's own.
+    let failed: Result<String, std::io::Error> =
+        ReadLater.run(ReadLaterArgs { url: String::new() }).await;
+    assert_eq!(failed.unwrap_err().kind(), std::io::ErrorKind::Other);
+}
+
+mod outcome {
+    /// An alias whose last segment is `Result` is a result, like `io::Result`.
+    pub type Result<T> = std::result::Result<T, String>;
+}
+
+#[tool]
+fn alias_result(mut count: u8) -> outcome::Result<u8> {
+    count += 1;
+    if count > 100 {
+        Err(format!("{count} is too many"))
+    } else {
+        Ok(count)
+    }
+}
+
+#[tool]
+fn no_parameters() {}
+
+#[tool]
+fn r#type(r#match: Vec<String>) -> Vec<String> {
+    r#match
+}
+
+#[tokio::test]
+async fn other_signatures() {
+    assert_eq!(
+        AliasResult.call(json!({"count": 1})).await.unwrap(),
+        json!(2)
+    );
+    assert!(matches!(
+        AliasResult.call(json!({"count": 100})).await,
+        Err(CallError::Failed { .. })
+    ));
+    assert_eq!(NoParameters.call(json!({})).await.unwrap(), json!(null));
+    assert_eq!(
+        NoParameters.input_schema(),
+        &json!({"type": "object", "additionalProperties": false})
+    );
+    let error = NoParameters.bind(&json!({"x": 1})).err().unwrap();
+    assert_eq!(error.violations()[0].kind, ViolationKind::Unknown);
+    assert_eq!(error.violations()[0].pointer, "/x");
+    assert_eq!(
+        error.violations()[0].message,
+        "unknown parameter; this tool takes no parameters"
+    );
+    assert_eq!(Type.name(), "type");
+    assert_eq!(
+        Type.call(json!({"match": "m"})).await.unwrap(),
+        json!(["m"])
+    );
+    // The function stays callable as written.
+    assert_eq!(r#type(vec!["x".into()]), ["x"]);
+    assert_eq!(alias_result(1), Ok(2));
+}
+
+struct NotSerializable;
+
+impl serde::Serialize for NotSerializable {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("refused"))
+    }
+}
+
+#[tool]
+fn opaque() -> NotSerializable {
+    NotSerializable
+}
+
+#[tokio::test]
+async fn output_that_cannot_be_serialized_is_reported() {
+    match Opaque.call(json!({})).await {
+        Err(CallError::Output { tool, message }) => {
+            assert_eq!(tool, "opaque");
+            assert_eq!(message, "refused");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn generated_items_are_plain_types() {
+    fn assert_traits<T: Copy + Default + std::fmt::Debug + Send + Sync + 'static>() {}
+    assert_traits::<SearchCode>();
+    let args = common::SearchCodeArgs {
+        data_source_names: vec![],
+        query: String::new(),
+        limit: None,
+    };
+    assert!(args.data_source_names.is_empty());
+}

@@ -177,6 +177,8 @@ async fn other_signatures() {
         error.violations()[0].message,
         "unknown parameter; this tool takes no parameters"
     );
+    let error = NoParameters.bind(&json!({"x": 1, "y/z": 2})).err().unwrap();
+    assert_eq!(error.pointers(), ["/x", "/y~1z"]);
     assert_eq!(Type.name(), "type");
     assert_eq!(
         Type.call(json!({"match": "m"})).await.unwrap(),

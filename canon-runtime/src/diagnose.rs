@@ -37,7 +37,7 @@ pub(crate) fn violations<T: DeserializeOwned>(spec: &ToolSpec, value: &Value) ->
     let refused_at: Vec<String> = out.iter().map(|v| v.pointer.clone()).collect();
     if let Some(validator) = spec.validator() {
         for error in validator.iter_errors(&repaired) {
-            convert(schema, &error, &mut out);
+            convert(schema, &repaired, &error, &mut out);
         }
     }
     dedup_refused(&mut out, &refused_at);
@@ -110,7 +110,7 @@ fn refused_string(schema: &Value, value: &Value, at: String, verdict: Verdict) -
     Violation::new(at, kind, expected, received, message)
 }
 
-fn convert(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>) {
+fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>) {
     let at = error.instance_path().as_str().to_owned();
     let keyword_at = error.schema_path().as_str();
     let holder = keyword_at
@@ -146,11 +146,17 @@ fn convert(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>
                 out.push(unknown(schema, holder, &at, name));
             }
         }
-        // `additionalProperties: false` beside no `properties` at all.
+        // `additionalProperties: false` beside no `properties`: the
+        // validator reports the object, so its members are listed here.
         ValidationErrorKind::FalseSchema if keyword_at.ends_with("/additionalProperties") => {
-            let cut = at.rfind('/').unwrap_or(0);
-            let name = pointer::tokens(&at[cut..]).next().unwrap_or_default();
-            out.push(unknown(schema, holder, &at[..cut], &name));
+            let declared = properties(schema, holder);
+            if let Some(Value::Object(members)) = value.pointer(&at) {
+                for name in members.keys() {
+                    if !declared.is_some_and(|d| d.contains_key(name)) {
+                        out.push(unknown(schema, holder, &at, name));
+                    }
+                }
+            }
         }
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
             // The branch whose type matched explains the failure best (the
@@ -167,7 +173,7 @@ fn convert(schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>
             match typed.as_slice() {
                 [branch] if !branch.is_empty() => {
                     for e in branch.iter() {
-                        convert(schema, e, out);
+                        convert(schema, value, e, out);
                     }
                 }
                 _ => out.push(wrong(

@@ -98,7 +98,10 @@ fn several_repairs_give_several_events() {
             }))
             .unwrap();
     });
-    let pointers: Vec<&str> = events.iter().map(|e| e.fields["pointer"].as_str()).collect();
+    let pointers: Vec<&str> = events
+        .iter()
+        .map(|e| e.fields["pointer"].as_str())
+        .collect();
     assert_eq!(pointers, ["/names", "/set"]);
     assert!(events.iter().all(|e| e.target == "canon::repair"));
 }

@@ -51,11 +51,18 @@ pub(crate) fn tool(model: &ToolFn) -> TokenStream {
             quote! { ::core::result::Result::Ok(#call) },
         ),
         Output::Result(ty) => (
-            quote! { <#ty as ::canon::__private::ToolResult>::Ok },
-            quote! { <#ty as ::canon::__private::ToolResult>::Err },
+            quote_spanned! {ty.span()=> <#ty as ::canon::__private::ToolResult>::Ok },
+            quote_spanned! {ty.span()=> <#ty as ::canon::__private::ToolResult>::Err },
             quote! { ::canon::__private::ToolResult::into_result(#call) },
         ),
     };
+    // Spanned on the return type, so an unmet bound lands there.
+    let ret_span = match output {
+        Output::Unit => ident.span(),
+        Output::Value(ty) | Output::Result(ty) => ty.span(),
+    };
+    let output_item = quote_spanned! {ret_span=> type Output = #output_ty; };
+    let error_item = quote_spanned! {ret_span=> type Error = #error_ty; };
     let unit_doc = format!("The `{name}` tool, declared by [`{ident}`]; call it through [`canon::Tool`](::canon::Tool).");
     let args_doc =
         format!("The arguments of the `{name}` tool, one field per parameter of [`{ident}`].");
@@ -80,8 +87,8 @@ pub(crate) fn tool(model: &ToolFn) -> TokenStream {
 
         impl ::canon::Tool for #unit {
             type Args = #args;
-            type Output = #output_ty;
-            type Error = #error_ty;
+            #output_item
+            #error_item
 
             fn spec(&self) -> &::canon::ToolSpec {
                 static SPEC: ::canon::__private::OnceLock<::canon::ToolSpec> =

@@ -1,0 +1,8 @@
+use canon::tool;
+
+#[tool(name = "search" description = "Search.")]
+fn search(query: String) -> String {
+    query
+}
+
+fn main() {}

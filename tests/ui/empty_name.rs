@@ -1,0 +1,8 @@
+use canon::tool;
+
+#[tool(name = "  ")]
+fn search(query: String) -> String {
+    query
+}
+
+fn main() {}

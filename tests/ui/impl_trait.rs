@@ -1,0 +1,8 @@
+use canon::tool;
+
+#[tool]
+fn show(value: impl std::fmt::Display) -> String {
+    value.to_string()
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use canon::tool;
+
+#[tool]
+struct Search {
+    query: String,
+}
+
+#[tool]
+enum Mode {
+    Fast,
+}
+
+fn main() {}

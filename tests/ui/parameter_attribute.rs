@@ -1,0 +1,8 @@
+use canon::tool;
+
+#[tool]
+fn search(#[allow(unused)] query: String) -> String {
+    query
+}
+
+fn main() {}

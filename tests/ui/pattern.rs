@@ -1,0 +1,9 @@
+use canon::tool;
+
+#[tool]
+fn span((start, end): (u32, u32), _: String, ref name: String) -> u32 {
+    let _ = name;
+    end - start
+}
+
+fn main() {}

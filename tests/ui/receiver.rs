@@ -1,0 +1,12 @@
+use canon::tool;
+
+struct Repo;
+
+impl Repo {
+    #[tool]
+    fn read_files(&self, paths: Vec<String>) -> usize {
+        paths.len()
+    }
+}
+
+fn main() {}

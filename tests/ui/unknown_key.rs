@@ -1,0 +1,8 @@
+use canon::tool;
+
+#[tool(descripton = "Search.", retries = 3)]
+fn search(query: String) -> String {
+    query
+}
+
+fn main() {}

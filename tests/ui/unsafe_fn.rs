@@ -1,0 +1,8 @@
+use canon::tool;
+
+#[tool]
+unsafe fn search(query: String) -> String {
+    query
+}
+
+fn main() {}

@@ -27,6 +27,9 @@ pub(crate) struct Node {
     pub(crate) wrap_string: bool,
     /// Named properties, sorted by name.
     pub(crate) properties: Vec<(Box<str>, NodeId)>,
+    /// Bit `len % 64` is set for the length of each name in `properties`:
+    /// most keys of a call are rejected by one test, without a comparison.
+    pub(crate) lengths: u64,
     /// Plan for properties not listed in `properties`.
     pub(crate) additional: Option<NodeId>,
     /// Plan for each array item.
@@ -35,22 +38,35 @@ pub(crate) struct Node {
 
 impl Node {
     /// The plan for the member `key` of an object at this position.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn member<'p>(&'p self, key: &str) -> Member<'p> {
-        match self
-            .properties
-            .binary_search_by(|(name, _)| (**name).cmp(key))
-        {
-            Ok(i) => Member::Named(&self.properties[i].0, self.properties[i].1),
-            Err(_) => match self.additional {
-                Some(id) => Member::Additional(id),
-                None => Member::Skip,
-            },
+        if self.lengths & length_bit(key) != 0 {
+            let found = if self.properties.len() <= 8 {
+                self.properties.iter().position(|(name, _)| **name == *key)
+            } else {
+                self.properties
+                    .binary_search_by(|(name, _)| (**name).cmp(key))
+                    .ok()
+            };
+            if let Some(i) = found {
+                let (name, id) = &self.properties[i];
+                return Member::Named(name, *id);
+            }
+        }
+        match self.additional {
+            Some(id) => Member::Additional(id),
+            None => Member::Skip,
         }
     }
 }
 
+#[inline(always)]
+fn length_bit(key: &str) -> u64 {
+    1 << (key.len() % 64)
+}
+
 /// Where a member of an object leads.
+#[derive(Clone, Copy)]
 pub(crate) enum Member<'p> {
     /// Nothing tolerant below.
     Skip,
@@ -154,12 +170,12 @@ impl Plan {
     }
 
     /// The root node, if any position is tolerant.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn root(&self) -> Option<&Node> {
         self.root.map(|id| self.node(id))
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id as usize]
     }
@@ -488,6 +504,10 @@ impl Builder<'_> {
                 .filter(|(_, c)| keep(c))
                 .collect();
             node.properties.sort_by(|a, b| a.0.cmp(&b.0));
+            node.lengths = node
+                .properties
+                .iter()
+                .fold(0, |mask, (name, _)| mask | length_bit(name));
             node.additional = children.additional.filter(keep);
             node.items = children.items.filter(keep);
         }

@@ -4,11 +4,16 @@ use std::fmt::Write;
 
 /// Escapes one reference token: `~` becomes `~0`, `/` becomes `~1`.
 pub(crate) fn escape(token: &str) -> std::borrow::Cow<'_, str> {
-    if token.contains(['~', '/']) {
+    if needs_escape(token) {
         token.replace('~', "~0").replace('/', "~1").into()
     } else {
         token.into()
     }
+}
+
+#[inline]
+fn needs_escape(token: &str) -> bool {
+    token.bytes().any(|b| b == b'~' || b == b'/')
 }
 
 /// Splits a JSON Pointer into its unescaped reference tokens.
@@ -36,9 +41,19 @@ pub(crate) enum Path<'a> {
 impl Path<'_> {
     /// The RFC 6901 pointer of this position.
     pub(crate) fn pointer(&self) -> String {
-        let mut out = String::new();
+        let mut out = String::with_capacity(self.len());
         self.write(&mut out);
         out
+    }
+
+    /// An upper bound of the pointer's length, so it is built in one
+    /// allocation.
+    fn len(&self) -> usize {
+        match self {
+            Path::Root => 0,
+            Path::Key { parent, key } => parent.len() + 1 + 2 * key.len(),
+            Path::Index { parent, .. } => parent.len() + 21,
+        }
     }
 
     fn write(&self, out: &mut String) {
@@ -47,7 +62,11 @@ impl Path<'_> {
             Path::Key { parent, key } => {
                 parent.write(out);
                 out.push('/');
-                out.push_str(&escape(key));
+                if needs_escape(key) {
+                    out.push_str(&escape(key));
+                } else {
+                    out.push_str(key);
+                }
             }
             Path::Index { parent, index } => {
                 parent.write(out);

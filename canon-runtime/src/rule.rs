@@ -15,7 +15,15 @@ pub(crate) enum Verdict {
 }
 
 /// Decides what a string at a tolerant position becomes.
+#[inline]
 pub(crate) fn string_at_string_array(s: &str) -> Verdict {
+    // Most strings start with a visible ASCII character other than `[`:
+    // they are neither blank nor array text, and need no further look.
+    if let Some(&first) = s.as_bytes().first() {
+        if first.is_ascii_graphic() && first != b'[' {
+            return Verdict::Wrap;
+        }
+    }
     let trimmed = s.trim();
     if trimmed.is_empty() {
         Verdict::Blank

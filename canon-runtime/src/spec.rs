@@ -115,7 +115,7 @@ impl ToolSpec {
         let ctx = Ctx::new(&self.plan, Mode::Fast);
         match ctx.deserialize::<A, _>(args) {
             Ok(bound) => Ok(self.accept(bound, ctx)),
-            Err(_) => Err(self.reject(diagnose::violations::<A>(self, args))),
+            Err(_) => Err(self.reject_value::<A>(args)),
         }
     }
 
@@ -129,24 +129,41 @@ impl ToolSpec {
     pub fn bind_str<A: DeserializeOwned>(&self, text: &str) -> Result<Bound<A>, BindError> {
         let ctx = Ctx::new(&self.plan, Mode::Fast);
         let mut de = serde_json::Deserializer::from_str(text);
-        let result = ctx
-            .deserialize::<A, _>(&mut de)
-            .and_then(|args| de.end().map(|()| args));
-        match result {
-            Ok(bound) => Ok(self.accept(bound, ctx)),
-            Err(_) => Err(self.reject(match serde_json::from_str::<Value>(text) {
-                Ok(value) => diagnose::violations::<A>(self, &value),
-                Err(e) => vec![diagnose::malformed(&e)],
-            })),
+        match ctx.deserialize::<A, _>(&mut de) {
+            Ok(bound) if de.end().is_ok() => Ok(self.accept(bound, ctx)),
+            _ => Err(self.reject_text::<A>(text)),
         }
     }
 
+    #[inline(always)]
     fn accept<A>(&self, args: A, ctx: Ctx<'_>) -> Bound<A> {
-        let (repairs, _) = ctx.into_parts();
-        for repair in &repairs {
-            self.trace_repair(repair);
+        let repairs = ctx.into_repairs();
+        if !repairs.is_empty() {
+            self.trace_repairs(&repairs);
         }
         Bound::new(args, repairs)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn reject_value<A: DeserializeOwned>(&self, args: &Value) -> BindError {
+        self.reject(diagnose::violations::<A>(self, args))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn reject_text<A: DeserializeOwned>(&self, text: &str) -> BindError {
+        self.reject(match serde_json::from_str::<Value>(text) {
+            Ok(value) => diagnose::violations::<A>(self, &value),
+            Err(e) => vec![diagnose::malformed(&e)],
+        })
+    }
+
+    #[inline(never)]
+    fn trace_repairs(&self, repairs: &[Repair]) {
+        for repair in repairs {
+            self.trace_repair(repair);
+        }
     }
 
     fn trace_repair(&self, repair: &Repair) {

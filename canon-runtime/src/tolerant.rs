@@ -51,6 +51,7 @@ impl<'p> Ctx<'p> {
     }
 
     /// Deserializes `T` from `de`, applying the plan.
+    #[inline(always)]
     pub(crate) fn deserialize<'de, T, D>(&self, de: D) -> Result<T, D::Error>
     where
         T: Deserialize<'de>,
@@ -69,6 +70,11 @@ impl<'p> Ctx<'p> {
 
     pub(crate) fn into_parts(self) -> (Vec<Repair>, Vec<(String, Verdict)>) {
         (self.repairs.into_inner(), self.refused.into_inner())
+    }
+
+    #[inline(always)]
+    pub(crate) fn into_repairs(self) -> Vec<Repair> {
+        self.repairs.into_inner()
     }
 
     /// Applies the rule to a string found at a tolerant position: true when
@@ -101,6 +107,7 @@ struct De<'a, D> {
 }
 
 impl<'a, D> De<'a, D> {
+    #[inline(always)]
     fn visitor<V>(&self, inner: V, wrap: bool) -> Vis<'a, V> {
         Vis {
             inner,
@@ -114,6 +121,7 @@ impl<'a, D> De<'a, D> {
 
 macro_rules! forward_deserialize {
     ($make:ident; $($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[inline(always)]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
             let visitor = self.$make(visitor);
             self.de.$method($($arg,)* visitor)
@@ -142,6 +150,7 @@ macro_rules! forward_all_but_any_and_seq {
 }
 
 impl<'a, D> De<'a, D> {
+    #[inline(always)]
     fn plain<V>(&self, inner: V) -> Vis<'a, V> {
         self.visitor(inner, false)
     }
@@ -150,11 +159,13 @@ impl<'a, D> De<'a, D> {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for De<'_, D> {
     type Error = D::Error;
 
+    #[inline(always)]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         let visitor = self.visitor(visitor, self.node.wrap_string);
         self.de.deserialize_any(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         if self.node.wrap_string {
             // Ask for whatever is there, so that a string reaches the visitor.
@@ -185,6 +196,7 @@ struct Vis<'a, V> {
 
 macro_rules! forward_visit {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[inline(always)]
         fn $method<E: de::Error>(self, $($arg: $ty),*) -> Result<Self::Value, E> {
             self.inner.$method($($arg),*)
         }
@@ -213,6 +225,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
 
     forward_scalar_visits!();
 
+    #[inline(always)]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
         if self.wrap && self.ctx.accept(s, self.path)? {
             self.inner
@@ -222,6 +235,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         }
     }
 
+    #[inline(always)]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
         if self.wrap && self.ctx.accept(s, self.path)? {
             self.inner
@@ -231,6 +245,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         }
     }
 
+    #[inline(always)]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
         if self.wrap && self.ctx.accept(&s, self.path)? {
             self.inner
@@ -240,6 +255,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         }
     }
 
+    #[inline(always)]
     fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
         self.inner.visit_some(De {
             de,
@@ -258,6 +274,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         })
     }
 
+    #[inline(always)]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         match self.node.items {
             None => self.inner.visit_seq(seq),
@@ -271,6 +288,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         }
     }
 
+    #[inline(always)]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         if self.node.properties.is_empty() && self.node.additional.is_none() {
             return self.inner.visit_map(map);
@@ -280,7 +298,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
             node: self.node,
             ctx: self.ctx,
             path: self.path,
-            pending: Pending::Skip,
+            slot: Slot::new(),
         })
     }
 
@@ -300,6 +318,7 @@ struct One<D>(Option<D>);
 impl<'de, D: Deserializer<'de>> SeqAccess<'de> for One<D> {
     type Error = D::Error;
 
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
@@ -326,6 +345,7 @@ struct Seed<'a, S> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, S> {
     type Value = S::Value;
 
+    #[inline(always)]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
         self.seed.deserialize(De {
             de,
@@ -347,6 +367,7 @@ struct Seq<'a, A> {
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
     type Error = A::Error;
 
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
@@ -369,27 +390,36 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
     }
 }
 
-/// Which plan the value after a key follows.
-enum Pending<'a> {
-    Skip,
-    Named(&'a str, NodeId),
-    Additional(String, NodeId),
+/// Which plan the value after a key follows, and the key when it is not a
+/// declared property (its text is kept in a buffer reused for every key).
+struct Slot<'a> {
+    member: Member<'a>,
+    key: String,
 }
 
-impl<'a> Pending<'a> {
-    fn of(node: &'a Node, key: &str) -> Self {
-        match node.member(key) {
-            Member::Skip => Pending::Skip,
-            Member::Named(name, id) => Pending::Named(name, id),
-            Member::Additional(id) => Pending::Additional(key.to_owned(), id),
+impl<'a> Slot<'a> {
+    fn new() -> Self {
+        Slot {
+            member: Member::Skip,
+            key: String::new(),
         }
     }
 
+    #[inline(always)]
+    fn note(&mut self, node: &'a Node, key: &str) {
+        self.member = node.member(key);
+        if let Member::Additional(_) = self.member {
+            self.key.clear();
+            self.key.push_str(key);
+        }
+    }
+
+    #[inline(always)]
     fn target(&self) -> Option<(&str, NodeId)> {
-        match self {
-            Pending::Skip => None,
-            Pending::Named(key, id) => Some((key, *id)),
-            Pending::Additional(key, id) => Some((key, *id)),
+        match self.member {
+            Member::Skip => None,
+            Member::Named(key, id) => Some((key, id)),
+            Member::Additional(id) => Some((&self.key, id)),
         }
     }
 }
@@ -399,27 +429,28 @@ struct Map<'a, A> {
     node: &'a Node,
     ctx: &'a Ctx<'a>,
     path: &'a Path<'a>,
-    pending: Pending<'a>,
+    slot: Slot<'a>,
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
     type Error = A::Error;
 
+    #[inline(always)]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
-        self.pending = Pending::Skip;
+        self.slot.member = Member::Skip;
         self.map.next_key_seed(KeySeed {
             seed,
             node: self.node,
-            slot: &mut self.pending,
+            slot: &mut self.slot,
         })
     }
 
+    #[inline(always)]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
-        let pending = std::mem::replace(&mut self.pending, Pending::Skip);
-        match pending.target() {
+        match self.slot.target() {
             None => self.map.next_value_seed(seed),
             Some((key, id)) => {
                 let path = Path::Key {
@@ -446,12 +477,13 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
 struct KeySeed<'s, 'a, K> {
     seed: K,
     node: &'a Node,
-    slot: &'s mut Pending<'a>,
+    slot: &'s mut Slot<'a>,
 }
 
 impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, '_, K> {
     type Value = K::Value;
 
+    #[inline(always)]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<K::Value, D::Error> {
         self.seed.deserialize(KeyDe {
             de,
@@ -464,11 +496,12 @@ impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, '_, K> {
 struct KeyDe<'s, 'a, D> {
     de: D,
     node: &'a Node,
-    slot: &'s mut Pending<'a>,
+    slot: &'s mut Slot<'a>,
 }
 
 macro_rules! forward_key_deserialize {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[inline(always)]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
             let visitor = KeyVis { inner: visitor, node: self.node, slot: self.slot };
             self.de.$method($($arg,)* visitor)
@@ -504,7 +537,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, '_, D> {
 struct KeyVis<'s, 'a, V> {
     inner: V,
     node: &'a Node,
-    slot: &'s mut Pending<'a>,
+    slot: &'s mut Slot<'a>,
 }
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, V> {
@@ -516,21 +549,25 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, V> {
 
     forward_scalar_visits!();
 
+    #[inline(always)]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
-        *self.slot = Pending::of(self.node, s);
+        self.slot.note(self.node, s);
         self.inner.visit_str(s)
     }
 
+    #[inline(always)]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
-        *self.slot = Pending::of(self.node, s);
+        self.slot.note(self.node, s);
         self.inner.visit_borrowed_str(s)
     }
 
+    #[inline(always)]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
-        *self.slot = Pending::of(self.node, &s);
+        self.slot.note(self.node, &s);
         self.inner.visit_string(s)
     }
 
+    #[inline(always)]
     fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
         self.inner.visit_some(de)
     }
@@ -539,10 +576,12 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, V> {
         self.inner.visit_newtype_struct(de)
     }
 
+    #[inline(always)]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         self.inner.visit_seq(seq)
     }
 
+    #[inline(always)]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         self.inner.visit_map(map)
     }
@@ -568,17 +607,17 @@ impl<'a, 'de, A: EnumAccess<'de>> EnumAccess<'de> for Enum<'a, A> {
         self,
         seed: V,
     ) -> Result<(V::Value, Self::Variant), A::Error> {
-        let mut pending = Pending::Skip;
+        let mut slot = Slot::new();
         let (value, variant) = self.data.variant_seed(KeySeed {
             seed,
             node: self.node,
-            slot: &mut pending,
+            slot: &mut slot,
         })?;
         Ok((
             value,
             Variant {
                 variant,
-                pending,
+                slot,
                 ctx: self.ctx,
                 path: self.path,
             },
@@ -588,7 +627,7 @@ impl<'a, 'de, A: EnumAccess<'de>> EnumAccess<'de> for Enum<'a, A> {
 
 struct Variant<'a, A> {
     variant: A,
-    pending: Pending<'a>,
+    slot: Slot<'a>,
     ctx: &'a Ctx<'a>,
     path: &'a Path<'a>,
 }
@@ -601,7 +640,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, A::Error> {
-        match self.pending.target() {
+        match self.slot.target() {
             None => self.variant.newtype_variant_seed(seed),
             Some((key, id)) => {
                 let path = Path::Key {
@@ -619,7 +658,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
-        match self.pending.target() {
+        match self.slot.target() {
             None => self.variant.tuple_variant(len, visitor),
             Some((key, id)) => {
                 let path = Path::Key {
@@ -645,7 +684,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, A::Error> {
-        match self.pending.target() {
+        match self.slot.target() {
             None => self.variant.struct_variant(fields, visitor),
             Some((key, id)) => {
                 let path = Path::Key {

@@ -182,8 +182,9 @@ fn string_arrays(value: &Value) -> Vec<String> {
 /// True for strings the rule wraps: not blank, not the text of a JSON array.
 fn wrappable(s: &str) -> bool {
     let t = s.trim();
-    !t.is_empty()
-        && !(t.starts_with('[') && serde_json::from_str::<Value>(t).is_ok_and(|v| v.is_array()))
+    let array_text =
+        t.starts_with('[') && serde_json::from_str::<Value>(t).is_ok_and(|v| v.is_array());
+    !t.is_empty() && !array_text
 }
 
 fn spec() -> &'static ToolSpec {

@@ -22,8 +22,48 @@ use crate::attr::ToolAttr;
 use crate::errors::Errors;
 use crate::model::ToolFn;
 
-/// Declares a tool from a function. See the `canon` crate for the full
-/// contract.
+/// Declares a tool from a function.
+///
+/// On `fn search_code(...)`, generates:
+/// - `SearchCodeArgs`: a struct with one public field per parameter, deriving
+///   `Deserialize` (unknown fields denied) and `JsonSchema`; parameter doc
+///   comments become property descriptions;
+/// - `SearchCode`: a unit struct implementing `canon::Tool`, named
+///   `search_code`, described by the function's doc comment;
+/// - the function itself, unchanged and callable as before.
+///
+/// `#[tool(name = "...", description = "...")]` overrides the name and the
+/// description. The function may be sync or async, and return `T` or a type
+/// named `Result` (`Result<T, E>`, `io::Result<T>`, `anyhow::Result<T>`):
+/// `T: Serialize` is the output, `E: Display` the tool's own error. Each
+/// parameter is `name: Type` with `Type: Deserialize + JsonSchema` owned.
+///
+/// Compile errors, each on its own token and all reported together: generic
+/// functions, `where` clauses, `self`, `unsafe fn`, patterns other than a
+/// plain name, `impl Trait` or reference parameters, attributes other than
+/// doc comments on parameters, unknown, duplicate or malformed keys, and
+/// items other than functions.
+///
+/// ```
+/// use canon::{tool, Tool};
+///
+/// /// Add labels to an issue.
+/// #[tool]
+/// async fn label_issue(
+///     /// The issue number.
+///     number: u64,
+///     /// Labels to add.
+///     labels: Vec<String>,
+/// ) -> Result<String, String> {
+///     Ok(format!("#{number}: {}", labels.join(", ")))
+/// }
+///
+/// assert_eq!(LabelIssue.name(), "label_issue");
+/// let bound = LabelIssue
+///     .bind(&serde_json::json!({"number": 7, "labels": "bug"}))
+///     .unwrap();
+/// assert_eq!(bound.args.labels, ["bug"]);
+/// ```
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand_tool(attr.into(), item.into()).into()

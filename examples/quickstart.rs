@@ -63,9 +63,15 @@ async fn main() {
     let near_miss = r#"{"data_source_names": "dotnet/eshop", "query": "basket"}"#;
     println!("arguments: {near_miss}");
     let strict = serde_json::from_str::<SearchCodeArgs>(near_miss).err();
-    println!("a strict binder: {}", strict.map_or("accepted".into(), |e| e.to_string()));
+    println!(
+        "a strict binder: {}",
+        strict.map_or("accepted".into(), |e| e.to_string())
+    );
     let bound = SearchCode.bind_str(near_miss).expect("the near miss binds");
-    println!("canon bound data_source_names = {:?}", bound.args.data_source_names);
+    println!(
+        "canon bound data_source_names = {:?}",
+        bound.args.data_source_names
+    );
     for repair in &bound.repairs {
         println!("canon repaired {} ({})", repair.pointer, repair.rule);
     }
@@ -88,7 +94,10 @@ async fn main() {
         .await
         .expect("the tool runs");
     println!("label_issue repaired and ran: {labelled}");
-    match LabelIssue.call(json!({"number": 0, "labels": ["bug"]})).await {
+    match LabelIssue
+        .call(json!({"number": 0, "labels": ["bug"]}))
+        .await
+    {
         Ok(out) => println!("unexpected success: {out}"),
         Err(e) => println!("label_issue failed on its own terms: {e}"),
     }

@@ -67,11 +67,11 @@
 pub use canon_macros::tool;
 pub use canon_runtime::*;
 
+/// schemars, re-exported: `#[schemars(crate = "canon::schemars")]`.
+pub use canon_runtime::__private::schemars;
 /// serde, re-exported: derive its traits on your own parameter types with
 /// `#[serde(crate = "canon::serde")]` and no serde dependency of your own.
 pub use canon_runtime::__private::serde;
-/// schemars, re-exported: `#[schemars(crate = "canon::schemars")]`.
-pub use canon_runtime::__private::schemars;
 /// serde_json, re-exported.
 pub use canon_runtime::__private::serde_json;
 

@@ -206,6 +206,7 @@ fn what_only_the_rust_type_rejects_is_reported_at_its_path() {
     let [v] = error.violations() else { panic!() };
     assert_eq!(v.pointer, "/limit");
     assert_eq!(v.kind, ViolationKind::Invalid);
+    assert_eq!(v.expected, "an integer or null");
     assert_eq!(
         v.message,
         "invalid value: integer `5000000000`, expected u32"

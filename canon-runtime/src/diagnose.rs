@@ -46,10 +46,13 @@ pub(crate) fn violations<T: DeserializeOwned>(spec: &ToolSpec, value: &Value) ->
             Err(e) => {
                 let at = serde_pointer(e.path());
                 let received = repaired.pointer(&at).map(Received::of);
+                let expected = schema_at(schema, &at)
+                    .map(|s| describe(schema, s))
+                    .unwrap_or_else(|| "a value this tool accepts".to_owned());
                 Violation::new(
                     at,
                     ViolationKind::Invalid,
-                    "a value this tool's type accepts",
+                    expected,
                     received,
                     strip_position(&e.into_inner().to_string()),
                 )

@@ -26,7 +26,7 @@ pub(crate) struct Node {
     /// A JSON string here is bound as a one-element array.
     pub(crate) wrap_string: bool,
     /// Named properties, sorted by name.
-    pub(crate) properties: Vec<(Box<str>, NodeId)>,
+    pub(crate) properties: Vec<Property>,
     /// Bit `len % 64` is set for the length of each name in `properties`:
     /// most keys of a call are rejected by one test, without a comparison.
     pub(crate) lengths: u64,
@@ -42,15 +42,15 @@ impl Node {
     pub(crate) fn member<'p>(&'p self, key: &str) -> Member<'p> {
         if self.lengths & length_bit(key) != 0 {
             let found = if self.properties.len() <= 8 {
-                self.properties.iter().position(|(name, _)| **name == *key)
+                self.properties.iter().position(|p| *p.name == *key)
             } else {
                 self.properties
-                    .binary_search_by(|(name, _)| (**name).cmp(key))
+                    .binary_search_by(|p| (*p.name).cmp(key))
                     .ok()
             };
             if let Some(i) = found {
-                let (name, id) = &self.properties[i];
-                return Member::Named(name, *id);
+                let property = &self.properties[i];
+                return Member::Named(&property.token, property.id);
             }
         }
         match self.additional {
@@ -58,6 +58,16 @@ impl Node {
             None => Member::Skip,
         }
     }
+}
+
+/// A declared property that leads to a tolerant position.
+#[derive(Debug)]
+pub(crate) struct Property {
+    pub(crate) name: Box<str>,
+    /// The name as an RFC 6901 reference token, escaped once here rather
+    /// than at every repair.
+    pub(crate) token: Box<str>,
+    pub(crate) id: NodeId,
 }
 
 #[inline(always)]
@@ -70,7 +80,8 @@ fn length_bit(key: &str) -> u64 {
 pub(crate) enum Member<'p> {
     /// Nothing tolerant below.
     Skip,
-    /// A declared property; the key is borrowed from the plan.
+    /// A declared property; its escaped pointer token is borrowed from the
+    /// plan.
     Named(&'p str, NodeId),
     /// A property covered by `additionalProperties`.
     Additional(NodeId),
@@ -156,9 +167,9 @@ impl Plan {
                 at.clone()
             });
         }
-        for (key, child) in &node.properties {
-            let seg = crate::pointer::escape(key);
-            self.collect(*child, format!("{at}/{seg}"), on_path, out);
+        for property in &node.properties {
+            let token = &property.token;
+            self.collect(property.id, format!("{at}/{token}"), on_path, out);
         }
         if let Some(child) = node.additional {
             self.collect(child, format!("{at}/{{}}"), on_path, out);
@@ -502,12 +513,17 @@ impl Builder<'_> {
                 .properties
                 .into_iter()
                 .filter(|(_, c)| keep(c))
+                .map(|(name, id)| Property {
+                    token: crate::pointer::escape(&name).into(),
+                    name,
+                    id,
+                })
                 .collect();
-            node.properties.sort_by(|a, b| a.0.cmp(&b.0));
+            node.properties.sort_by(|a, b| a.name.cmp(&b.name));
             node.lengths = node
                 .properties
                 .iter()
-                .fold(0, |mask, (name, _)| mask | length_bit(name));
+                .fold(0, |mask, p| mask | length_bit(&p.name));
             node.additional = children.additional.filter(keep);
             node.items = children.items.filter(keep);
         }

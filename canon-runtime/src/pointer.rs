@@ -34,8 +34,20 @@ pub(crate) fn push(pointer: &str, token: &str) -> String {
 #[derive(Clone, Copy)]
 pub(crate) enum Path<'a> {
     Root,
-    Key { parent: &'a Path<'a>, key: &'a str },
-    Index { parent: &'a Path<'a>, index: usize },
+    /// A member whose `token` is already escaped.
+    Token {
+        parent: &'a Path<'a>,
+        token: &'a str,
+    },
+    /// A member by its raw name.
+    Key {
+        parent: &'a Path<'a>,
+        key: &'a str,
+    },
+    Index {
+        parent: &'a Path<'a>,
+        index: usize,
+    },
 }
 
 impl Path<'_> {
@@ -51,6 +63,7 @@ impl Path<'_> {
     fn len(&self) -> usize {
         match self {
             Path::Root => 0,
+            Path::Token { parent, token } => parent.len() + 1 + token.len(),
             Path::Key { parent, key } => parent.len() + 1 + 2 * key.len(),
             Path::Index { parent, .. } => parent.len() + 21,
         }
@@ -59,6 +72,11 @@ impl Path<'_> {
     fn write(&self, out: &mut String) {
         match self {
             Path::Root => {}
+            Path::Token { parent, token } => {
+                parent.write(out);
+                out.push('/');
+                out.push_str(token);
+            }
             Path::Key { parent, key } => {
                 parent.write(out);
                 out.push('/');

@@ -82,9 +82,14 @@ impl<'p> Ctx<'p> {
     fn accept<E: de::Error>(&self, s: &str, path: &Path<'_>) -> Result<bool, E> {
         match string_at_string_array(s) {
             Verdict::Wrap => {
-                self.repairs
-                    .borrow_mut()
-                    .push(Repair::new(path.pointer(), RepairRule::ScalarToArray));
+                let repair = Repair::new(path.pointer(), RepairRule::ScalarToArray);
+                let mut repairs = self.repairs.borrow_mut();
+                if repairs.is_empty() {
+                    // One allocation of the exact size, without the growth path.
+                    *repairs = vec![repair];
+                } else {
+                    repairs.push(repair);
+                }
                 Ok(true)
             }
             refused => match self.mode {
@@ -414,12 +419,19 @@ impl<'a> Slot<'a> {
         }
     }
 
+    /// The path of the value after the key, under `parent`, and its plan.
     #[inline(always)]
-    fn target(&self) -> Option<(&str, NodeId)> {
+    fn target<'s>(&'s self, parent: &'s Path<'s>) -> Option<(Path<'s>, NodeId)> {
         match self.member {
             Member::Skip => None,
-            Member::Named(key, id) => Some((key, id)),
-            Member::Additional(id) => Some((&self.key, id)),
+            Member::Named(token, id) => Some((Path::Token { parent, token }, id)),
+            Member::Additional(id) => Some((
+                Path::Key {
+                    parent,
+                    key: &self.key,
+                },
+                id,
+            )),
         }
     }
 }
@@ -449,21 +461,25 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
     }
 
     #[inline(always)]
+    fn next_key<K: Deserialize<'de>>(&mut self) -> Result<Option<K>, A::Error> {
+        self.next_key_seed(std::marker::PhantomData)
+    }
+
+    #[inline(always)]
+    fn next_value<V: Deserialize<'de>>(&mut self) -> Result<V, A::Error> {
+        self.next_value_seed(std::marker::PhantomData)
+    }
+
+    #[inline(always)]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
-        match self.slot.target() {
+        match self.slot.target(self.path) {
             None => self.map.next_value_seed(seed),
-            Some((key, id)) => {
-                let path = Path::Key {
-                    parent: self.path,
-                    key,
-                };
-                self.map.next_value_seed(Seed {
-                    seed,
-                    node: self.ctx.plan.node(id),
-                    ctx: self.ctx,
-                    path: &path,
-                })
-            }
+            Some((path, id)) => self.map.next_value_seed(Seed {
+                seed,
+                node: self.ctx.plan.node(id),
+                ctx: self.ctx,
+                path: &path,
+            }),
         }
     }
 
@@ -640,42 +656,30 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, A::Error> {
-        match self.slot.target() {
+        match self.slot.target(self.path) {
             None => self.variant.newtype_variant_seed(seed),
-            Some((key, id)) => {
-                let path = Path::Key {
-                    parent: self.path,
-                    key,
-                };
-                self.variant.newtype_variant_seed(Seed {
-                    seed,
-                    node: self.ctx.plan.node(id),
-                    ctx: self.ctx,
-                    path: &path,
-                })
-            }
+            Some((path, id)) => self.variant.newtype_variant_seed(Seed {
+                seed,
+                node: self.ctx.plan.node(id),
+                ctx: self.ctx,
+                path: &path,
+            }),
         }
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
-        match self.slot.target() {
+        match self.slot.target(self.path) {
             None => self.variant.tuple_variant(len, visitor),
-            Some((key, id)) => {
-                let path = Path::Key {
-                    parent: self.path,
-                    key,
-                };
-                self.variant.tuple_variant(
-                    len,
-                    Vis {
-                        inner: visitor,
-                        node: self.ctx.plan.node(id),
-                        ctx: self.ctx,
-                        path: &path,
-                        wrap: false,
-                    },
-                )
-            }
+            Some((path, id)) => self.variant.tuple_variant(
+                len,
+                Vis {
+                    inner: visitor,
+                    node: self.ctx.plan.node(id),
+                    ctx: self.ctx,
+                    path: &path,
+                    wrap: false,
+                },
+            ),
         }
     }
 
@@ -684,24 +688,18 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, A::Error> {
-        match self.slot.target() {
+        match self.slot.target(self.path) {
             None => self.variant.struct_variant(fields, visitor),
-            Some((key, id)) => {
-                let path = Path::Key {
-                    parent: self.path,
-                    key,
-                };
-                self.variant.struct_variant(
-                    fields,
-                    Vis {
-                        inner: visitor,
-                        node: self.ctx.plan.node(id),
-                        ctx: self.ctx,
-                        path: &path,
-                        wrap: false,
-                    },
-                )
-            }
+            Some((path, id)) => self.variant.struct_variant(
+                fields,
+                Vis {
+                    inner: visitor,
+                    node: self.ctx.plan.node(id),
+                    ctx: self.ctx,
+                    path: &path,
+                    wrap: false,
+                },
+            ),
         }
     }
 }

@@ -316,3 +316,66 @@ proptest! {
         }
     }
 }
+
+/// `#[tool]` implements `Deserialize` for its arguments by field index; it
+/// must accept and reject exactly what serde's derive does.
+#[canon::tool]
+fn small_tool(names: Vec<String>, tags: Option<Vec<String>>, note: Option<String>, n: Option<u8>) {
+    let _ = (names, tags, note, n);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    #[test]
+    fn generated_arguments_bind_like_serde_derive(call in small_call()) {
+        use canon::Tool;
+        let text = call.to_string();
+        let derived = serde_json::from_str::<Small>(&text);
+        let generated = serde_json::from_str::<SmallToolArgs>(&text);
+        prop_assert_eq!(derived.is_ok(), generated.is_ok(), "{}", text);
+        if let (Ok(d), Ok(g)) = (&derived, &generated) {
+            prop_assert_eq!(&d.names, &g.names);
+            prop_assert_eq!(&d.tags, &g.tags);
+            prop_assert_eq!(&d.note, &g.note);
+            prop_assert_eq!(&d.n, &g.n);
+        }
+        // And binding through the tool agrees with binding the derived twin.
+        let spec = ToolSpec::of::<Small>("small", "");
+        let twin = spec.bind_str::<Small>(&text);
+        let tool = SmallTool.bind_str(&text);
+        prop_assert_eq!(twin.is_ok(), tool.is_ok(), "{}", text);
+        match (twin, tool) {
+            (Ok(t), Ok(b)) => {
+                prop_assert_eq!(&t.args.names, &b.args.names);
+                prop_assert_eq!(&t.args.tags, &b.args.tags);
+                prop_assert_eq!(&t.repairs, &b.repairs);
+            }
+            (Err(t), Err(b)) => prop_assert_eq!(t.violations(), b.violations()),
+            _ => unreachable!(),
+        }
+    }
+}
+
+#[test]
+fn duplicate_and_positional_arguments_follow_serde() {
+    use canon::Tool;
+    for text in [
+        r#"{"names": ["a"], "names": ["b"]}"#,
+        r#"{"names": "a", "names": "b"}"#,
+        r#"{"names": ["a"], "n": 1, "n": 2}"#,
+    ] {
+        assert!(serde_json::from_str::<Small>(text).is_err(), "{text}");
+        assert!(
+            serde_json::from_str::<SmallToolArgs>(text).is_err(),
+            "{text}"
+        );
+        assert!(SmallTool.bind_str(text).is_err(), "{text}");
+    }
+    let positional = r#"[["a"], null, "x", 3]"#;
+    let derived: Small = serde_json::from_str(positional).unwrap();
+    let generated: SmallToolArgs = serde_json::from_str(positional).unwrap();
+    assert_eq!(derived.names, generated.names);
+    assert_eq!(derived.n, generated.n);
+    assert!(serde_json::from_str::<SmallToolArgs>(r#"[["a"], null]"#).is_err());
+}

@@ -29,6 +29,7 @@ pub(crate) fn tool(model: &ToolFn) -> TokenStream {
         quote! { #(#docs)* pub #ident: #ty }
     });
     let names: Vec<_> = params.iter().map(|p| &p.ident).collect();
+    let bind_args = bind_args(&args, params);
     let asserts = params.iter().map(|Param { ty, .. }| {
         quote_spanned! {ty.span()=> ::canon::__private::assert_param::<#ty>(); }
     });
@@ -76,14 +77,18 @@ pub(crate) fn tool(model: &ToolFn) -> TokenStream {
         // belongs to the tool; the text is kept for rustdoc only.
         #[cfg_attr(doc, doc = #args_doc)]
         #[allow(missing_docs)]
-        #[derive(::canon::__private::serde::Deserialize, ::canon::__private::schemars::JsonSchema)]
-        #[serde(crate = "::canon::__private::serde", deny_unknown_fields)]
+        // `Deserialize` is implemented below, by field index; the serde
+        // attribute tells schemars that unknown fields are denied.
+        #[derive(::canon::__private::schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
         #[schemars(crate = "::canon::__private::schemars")]
         #vis struct #args {
             #(#fields,)*
         }
 
         const _: () = { #(#asserts)* };
+
+        #bind_args
 
         impl ::canon::Tool for #unit {
             type Args = #args;
@@ -96,6 +101,20 @@ pub(crate) fn tool(model: &ToolFn) -> TokenStream {
                 SPEC.get_or_init(|| ::canon::ToolSpec::of::<#args>(#name, #description))
             }
 
+            fn bind(
+                &self,
+                args: &::canon::__private::serde_json::Value,
+            ) -> ::core::result::Result<::canon::Bound<#args>, ::canon::BindError> {
+                self.spec().bind_args(args)
+            }
+
+            fn bind_str(
+                &self,
+                args: &str,
+            ) -> ::core::result::Result<::canon::Bound<#args>, ::canon::BindError> {
+                self.spec().bind_args_str(args)
+            }
+
             fn run(
                 &self,
                 args: #args,
@@ -104,6 +123,180 @@ pub(crate) fn tool(model: &ToolFn) -> TokenStream {
             > + ::core::marker::Send {
                 let #args { #(#names),* } = args;
                 async move { #result }
+            }
+        }
+    }
+}
+
+/// The arguments struct's `Deserialize`, by field index: it accepts and
+/// rejects exactly what serde's derive with `deny_unknown_fields` does
+/// (unknown, duplicate and missing fields; `None` for a missing `Option`;
+/// positional arrays), and, when binding, routes each field's value through
+/// the plan without a second lookup of its key.
+fn bind_args(args: &syn::Ident, params: &[Param]) -> TokenStream {
+    let wire: Vec<String> = params
+        .iter()
+        .map(|p| p.ident.to_string().trim_start_matches("r#").to_owned())
+        .collect();
+    let names: Vec<_> = params.iter().map(|p| &p.ident).collect();
+    let types: Vec<_> = params.iter().map(|p| &p.ty).collect();
+    let slots: Vec<_> = (0..params.len())
+        .map(|i| format_ident!("__field{}", i))
+        .collect();
+    let indexes: Vec<usize> = (0..params.len()).collect();
+    let indexes_u64: Vec<u64> = (0..params.len() as u64).collect();
+    let count = params.len();
+    // Each use of a parameter type is spanned on it, so an unmet bound is
+    // reported at the parameter.
+    let missing = params.iter().zip(&wire).map(|(p, wire)| {
+        let ty = &p.ty;
+        quote_spanned! {ty.span()=> ::canon::__private::missing::<#ty, __A::Error>(#wire) }
+    });
+    let next_element = params.iter().map(|p| {
+        let ty = &p.ty;
+        quote_spanned! {ty.span()=>
+            ::canon::__private::serde::de::SeqAccess::next_element::<#ty>(&mut seq)
+        }
+    });
+    let struct_name = args.to_string();
+    let expecting = format!("struct {struct_name}");
+    let expecting_seq = format!("struct {struct_name} with {count} elements");
+    let de = quote! { ::canon::__private::serde::de };
+    quote! {
+        impl<'de> #de::Deserialize<'de> for #args {
+            fn deserialize<__D: #de::Deserializer<'de>>(
+                de: __D,
+            ) -> ::core::result::Result<Self, __D::Error> {
+                <Self as ::canon::__private::BindArgs>::bind_fields(
+                    de,
+                    ::canon::__private::Fields::plain(),
+                )
+            }
+        }
+
+        impl ::canon::__private::BindArgs for #args {
+            const FIELDS: &'static [&'static str] = &[#(#wire),*];
+
+            fn bind_fields<'de, __D: #de::Deserializer<'de>>(
+                de: __D,
+                fields: ::canon::__private::Fields<'_>,
+            ) -> ::core::result::Result<Self, __D::Error> {
+                struct __Visitor<'f>(::canon::__private::Fields<'f>);
+
+                /// A key of the arguments object, as its field index.
+                struct __Key(usize);
+
+                impl<'de> #de::Deserialize<'de> for __Key {
+                    #[inline]
+                    fn deserialize<__K: #de::Deserializer<'de>>(
+                        de: __K,
+                    ) -> ::core::result::Result<Self, __K::Error> {
+                        #de::Deserializer::deserialize_identifier(de, __KeyVisitor)
+                    }
+                }
+
+                struct __KeyVisitor;
+
+                impl<'de> #de::Visitor<'de> for __KeyVisitor {
+                    type Value = __Key;
+
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str("field identifier")
+                    }
+
+                    #[inline]
+                    fn visit_str<__E: #de::Error>(self, key: &str) -> ::core::result::Result<__Key, __E> {
+                        match key {
+                            #(#wire => ::core::result::Result::Ok(__Key(#indexes)),)*
+                            _ => ::core::result::Result::Err(__E::unknown_field(
+                                key,
+                                <#args as ::canon::__private::BindArgs>::FIELDS,
+                            )),
+                        }
+                    }
+
+                    fn visit_bytes<__E: #de::Error>(self, key: &[u8]) -> ::core::result::Result<__Key, __E> {
+                        match ::core::str::from_utf8(key) {
+                            ::core::result::Result::Ok(key) => self.visit_str(key),
+                            ::core::result::Result::Err(_) => ::core::result::Result::Err(
+                                __E::invalid_value(#de::Unexpected::Bytes(key), &self),
+                            ),
+                        }
+                    }
+
+                    fn visit_u64<__E: #de::Error>(self, index: u64) -> ::core::result::Result<__Key, __E> {
+                        match index {
+                            #(#indexes_u64 => ::core::result::Result::Ok(__Key(#indexes)),)*
+                            _ => ::core::result::Result::Err(__E::invalid_value(
+                                #de::Unexpected::Unsigned(index),
+                                &self,
+                            )),
+                        }
+                    }
+                }
+
+                impl<'de> #de::Visitor<'de> for __Visitor<'_> {
+                    type Value = #args;
+
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(#expecting)
+                    }
+
+                    #[inline]
+                    fn visit_map<__A: #de::MapAccess<'de>>(
+                        self,
+                        mut map: __A,
+                    ) -> ::core::result::Result<#args, __A::Error> {
+                        #(let mut #slots: ::core::option::Option<#types> = ::core::option::Option::None;)*
+                        while let ::core::option::Option::Some(__Key(__index)) =
+                            #de::MapAccess::next_key::<__Key>(&mut map)?
+                        {
+                            match __index {
+                                #(#indexes => {
+                                    if #slots.is_some() {
+                                        return ::core::result::Result::Err(
+                                            <__A::Error as #de::Error>::duplicate_field(#wire),
+                                        );
+                                    }
+                                    #slots = ::core::option::Option::Some(
+                                        self.0.value::<#types, __A>(&mut map, #indexes)?,
+                                    );
+                                })*
+                                _ => {
+                                    #de::MapAccess::next_value::<#de::IgnoredAny>(&mut map)?;
+                                }
+                            }
+                        }
+                        ::core::result::Result::Ok(#args {
+                            #(#names: match #slots {
+                                ::core::option::Option::Some(value) => value,
+                                ::core::option::Option::None => #missing?,
+                            },)*
+                        })
+                    }
+
+                    fn visit_seq<__S: #de::SeqAccess<'de>>(
+                        self,
+                        mut seq: __S,
+                    ) -> ::core::result::Result<#args, __S::Error> {
+                        #(let #slots: #types = match #next_element? {
+                            ::core::option::Option::Some(value) => value,
+                            ::core::option::Option::None => {
+                                return ::core::result::Result::Err(
+                                    <__S::Error as #de::Error>::invalid_length(#indexes, &#expecting_seq),
+                                );
+                            }
+                        };)*
+                        ::core::result::Result::Ok(#args { #(#names: #slots,)* })
+                    }
+                }
+
+                #de::Deserializer::deserialize_struct(
+                    de,
+                    #struct_name,
+                    <Self as ::canon::__private::BindArgs>::FIELDS,
+                    __Visitor(fields),
+                )
             }
         }
     }

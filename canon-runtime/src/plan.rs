@@ -40,22 +40,30 @@ impl Node {
     /// The plan for the member `key` of an object at this position.
     #[inline(always)]
     pub(crate) fn member<'p>(&'p self, key: &str) -> Member<'p> {
-        if self.lengths & length_bit(key) != 0 {
-            let found = if self.properties.len() <= 8 {
-                self.properties.iter().position(|p| *p.name == *key)
-            } else {
-                self.properties
-                    .binary_search_by(|p| (*p.name).cmp(key))
-                    .ok()
-            };
-            if let Some(i) = found {
-                let property = &self.properties[i];
-                return Member::Named(&property.token, property.id);
-            }
+        if let Some(i) = self.property_index(key) {
+            let property = &self.properties[i];
+            return Member::Named(&property.token, property.id);
         }
         match self.additional {
             Some(id) => Member::Additional(id),
             None => Member::Skip,
+        }
+    }
+}
+
+impl Node {
+    /// The index in `properties` of the declared property `key`.
+    #[inline(always)]
+    pub(crate) fn property_index(&self, key: &str) -> Option<usize> {
+        if self.lengths & length_bit(key) == 0 {
+            return None;
+        }
+        if self.properties.len() <= 8 {
+            self.properties.iter().position(|p| *p.name == *key)
+        } else {
+            self.properties
+                .binary_search_by(|p| (*p.name).cmp(key))
+                .ok()
         }
     }
 }
@@ -178,6 +186,20 @@ impl Plan {
             self.collect(child, format!("{at}/[]"), on_path, out);
         }
         on_path.pop();
+    }
+
+    /// For each name in `fields` (the members of the root object, in order),
+    /// the index of its property in the root node, if it leads to a tolerant
+    /// position.
+    pub(crate) fn field_slots(&self, fields: &[&str]) -> Box<[Option<u32>]> {
+        fields
+            .iter()
+            .map(|field| {
+                self.root()
+                    .and_then(|root| root.property_index(field))
+                    .map(|i| i as u32)
+            })
+            .collect()
     }
 
     /// The root node, if any position is tolerant.

@@ -101,7 +101,7 @@ fn every_position_kind_is_repaired_with_an_exact_pointer() {
         Survey.bind(&near_miss()).unwrap(),
         Survey.bind_str(&near_miss().to_string()).unwrap(),
     ] {
-        let mut pointers: Vec<&str> = bound.repairs.iter().map(|r| r.pointer.as_str()).collect();
+        let mut pointers: Vec<&str> = bound.repairs.iter().map(|r| &*r.pointer).collect();
         pointers.sort();
         assert_eq!(
             pointers,

@@ -236,7 +236,7 @@ proptest! {
             spec().bind_str::<Rich>(&sent.to_string()).unwrap(),
         ] {
             prop_assert_eq!(&bound.args, &strict);
-            let mut pointers: Vec<String> = bound.repairs.iter().map(|r| r.pointer.clone()).collect();
+            let mut pointers: Vec<String> = bound.repairs.iter().map(|r| r.pointer.to_string()).collect();
             pointers.sort();
             prop_assert_eq!(&pointers, &expected);
             prop_assert!(bound.repairs.iter().all(|r| r.rule == RepairRule::ScalarToArray));

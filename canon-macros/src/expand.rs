@@ -140,6 +140,10 @@ fn bind_args(args: &syn::Ident, params: &[Param]) -> TokenStream {
         .collect();
     let names: Vec<_> = params.iter().map(|p| &p.ident).collect();
     let types: Vec<_> = params.iter().map(|p| &p.ty).collect();
+    let pointers: Vec<String> = wire
+        .iter()
+        .map(|w| format!("/{}", w.replace('~', "~0").replace('/', "~1")))
+        .collect();
     let slots: Vec<_> = (0..params.len())
         .map(|i| format_ident!("__field{}", i))
         .collect();
@@ -259,7 +263,7 @@ fn bind_args(args: &syn::Ident, params: &[Param]) -> TokenStream {
                                         );
                                     }
                                     #slots = ::core::option::Option::Some(
-                                        self.0.value::<#types, __A>(&mut map, #indexes)?,
+                                        self.0.value::<#types, __A>(&mut map, #indexes, #pointers)?,
                                     );
                                 })*
                                 _ => {

@@ -1,5 +1,6 @@
 //! RFC 6901 JSON Pointers, built only when a repair or a violation needs one.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// Escapes one reference token: `~` becomes `~0`, `/` becomes `~1`.
@@ -34,6 +35,11 @@ pub(crate) fn push(pointer: &str, token: &str) -> String {
 #[derive(Clone, Copy)]
 pub(crate) enum Path<'a> {
     Root,
+    /// A position whose whole pointer is known at compile time (a
+    /// parameter of a `#[tool]` function): a repair there allocates nothing.
+    Static {
+        pointer: &'static str,
+    },
     /// A member whose `token` is already escaped.
     Token {
         parent: &'a Path<'a>,
@@ -52,10 +58,13 @@ pub(crate) enum Path<'a> {
 
 impl Path<'_> {
     /// The RFC 6901 pointer of this position.
-    pub(crate) fn pointer(&self) -> String {
+    pub(crate) fn pointer(&self) -> Cow<'static, str> {
+        if let Path::Static { pointer } = self {
+            return Cow::Borrowed(pointer);
+        }
         let mut out = String::with_capacity(self.len());
         self.write(&mut out);
-        out
+        Cow::Owned(out)
     }
 
     /// An upper bound of the pointer's length, so it is built in one
@@ -63,6 +72,7 @@ impl Path<'_> {
     fn len(&self) -> usize {
         match self {
             Path::Root => 0,
+            Path::Static { pointer } => pointer.len(),
             Path::Token { parent, token } => parent.len() + 1 + token.len(),
             Path::Key { parent, key } => parent.len() + 1 + 2 * key.len(),
             Path::Index { parent, .. } => parent.len() + 21,
@@ -72,6 +82,7 @@ impl Path<'_> {
     fn write(&self, out: &mut String) {
         match self {
             Path::Root => {}
+            Path::Static { pointer } => out.push_str(pointer),
             Path::Token { parent, token } => {
                 parent.write(out);
                 out.push('/');

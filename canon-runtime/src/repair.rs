@@ -1,5 +1,7 @@
 //! Repairs: what canon changed in a call, and where.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 /// The rule a [`Repair`] applied.
@@ -35,15 +37,17 @@ impl std::fmt::Display for RepairRule {
 #[non_exhaustive]
 pub struct Repair {
     /// RFC 6901 JSON Pointer of the repaired position, such as
-    /// `/data_source_names`.
-    pub pointer: String,
+    /// `/data_source_names`. Borrowed when the position is a parameter of a
+    /// `#[tool]` function (its pointer is known at compile time), so the
+    /// common repair allocates no pointer.
+    pub pointer: Cow<'static, str>,
     /// The rule applied there.
     pub rule: RepairRule,
 }
 
 impl Repair {
     /// A repair of `rule` at `pointer`.
-    pub fn new(pointer: impl Into<String>, rule: RepairRule) -> Self {
+    pub fn new(pointer: impl Into<Cow<'static, str>>, rule: RepairRule) -> Self {
         Repair {
             pointer: pointer.into(),
             rule,

@@ -122,7 +122,9 @@ impl<'p> Ctx<'p> {
             refused => match self.mode {
                 Mode::Fast => Err(E::custom("canon: string refused at an array position")),
                 Mode::Collect => {
-                    self.refused.borrow_mut().push((path.pointer(), refused));
+                    self.refused
+                        .borrow_mut()
+                        .push((path.pointer().into_owned(), refused));
                     Ok(false)
                 }
             },
@@ -759,8 +761,16 @@ impl Fields<'_> {
     ///
     /// # Errors
     /// The map's error when the value does not deserialize.
+    ///
+    /// `pointer` is the field's RFC 6901 pointer (`/name`, escaped), known
+    /// at compile time.
     #[inline(always)]
-    pub fn value<'de, T, A>(&self, map: &mut A, index: usize) -> Result<T, A::Error>
+    pub fn value<'de, T, A>(
+        &self,
+        map: &mut A,
+        index: usize,
+        pointer: &'static str,
+    ) -> Result<T, A::Error>
     where
         T: Deserialize<'de>,
         A: MapAccess<'de>,
@@ -772,11 +782,7 @@ impl Fields<'_> {
             None => map.next_value(),
             Some(slot) => {
                 let property = &routes.root.properties[slot as usize];
-                let root = Path::Root;
-                let path = Path::Token {
-                    parent: &root,
-                    token: &property.token,
-                };
+                let path = Path::Static { pointer };
                 map.next_value_seed(Seed {
                     seed: std::marker::PhantomData,
                     node: routes.ctx.plan.node(property.id),

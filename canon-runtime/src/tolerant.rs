@@ -35,18 +35,20 @@ pub(crate) enum Mode {
 /// State shared by one binding pass.
 pub(crate) struct Ctx<'p> {
     plan: &'p Plan,
-    mode: Mode,
     repairs: RefCell<Vec<Repair>>,
-    refused: RefCell<Vec<(String, Verdict)>>,
+    /// `Some` in [`Mode::Collect`]: the strings refused, by pointer.
+    refused: Option<RefCell<Vec<(String, Verdict)>>>,
 }
 
 impl<'p> Ctx<'p> {
     pub(crate) fn new(plan: &'p Plan, mode: Mode) -> Self {
         Ctx {
             plan,
-            mode,
             repairs: RefCell::new(Vec::new()),
-            refused: RefCell::new(Vec::new()),
+            refused: match mode {
+                Mode::Fast => None,
+                Mode::Collect => Some(RefCell::new(Vec::new())),
+            },
         }
     }
 
@@ -96,7 +98,8 @@ impl<'p> Ctx<'p> {
     }
 
     pub(crate) fn into_parts(self) -> (Vec<Repair>, Vec<(String, Verdict)>) {
-        (self.repairs.into_inner(), self.refused.into_inner())
+        let refused = self.refused.map(RefCell::into_inner).unwrap_or_default();
+        (self.repairs.into_inner(), refused)
     }
 
     #[inline(always)]
@@ -119,11 +122,10 @@ impl<'p> Ctx<'p> {
                 }
                 Ok(true)
             }
-            refused => match self.mode {
-                Mode::Fast => Err(E::custom("canon: string refused at an array position")),
-                Mode::Collect => {
-                    self.refused
-                        .borrow_mut()
+            refused => match &self.refused {
+                None => Err(E::custom("canon: string refused at an array position")),
+                Some(list) => {
+                    list.borrow_mut()
                         .push((path.pointer().into_owned(), refused));
                     Ok(false)
                 }

@@ -1,0 +1,78 @@
+//! The same comparison as `benches/bind.rs`, measured interleaved in one
+//! process: each round times every binding in turn, and the fastest round of
+//! each is kept. On a shared machine this cancels the drift that separates
+//! criterion's consecutive measurements, so the ratios are stable to about
+//! ±2%. Run: `cargo bench --bench ratio`.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use canon::{tool, Tool};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Search code in the given data sources.
+#[tool]
+pub fn search_code(data_source_names: Vec<String>, query: String, limit: Option<u32>) -> usize {
+    data_source_names.len() + query.len() + limit.unwrap_or(0) as usize
+}
+
+/// The same arguments as a plain serde struct.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Strict {
+    data_source_names: Vec<String>,
+    query: String,
+    limit: Option<u32>,
+}
+
+const VALID: &str =
+    r#"{"data_source_names": ["dotnet/eshop", "dotnet/runtime"], "query": "basket", "limit": 10}"#;
+const NEAR_MISS: &str = r#"{"data_source_names": "dotnet/eshop", "query": "basket", "limit": 10}"#;
+
+const ROUNDS: usize = 40;
+const CALLS: usize = 20_000;
+
+fn main() {
+    let valid: Value = serde_json::from_str(VALID).unwrap();
+    let near_miss: Value = serde_json::from_str(NEAR_MISS).unwrap();
+    let cases: [(&str, &dyn Fn()); 6] = [
+        ("text/strict", &|| {
+            black_box(serde_json::from_str::<Strict>(black_box(VALID)).unwrap());
+        }),
+        ("text/canon_valid", &|| {
+            black_box(SearchCode.bind_str(black_box(VALID)).ok().unwrap());
+        }),
+        ("text/canon_near_miss", &|| {
+            black_box(SearchCode.bind_str(black_box(NEAR_MISS)).ok().unwrap());
+        }),
+        ("value/strict", &|| {
+            black_box(Strict::deserialize(black_box(&valid)).unwrap());
+        }),
+        ("value/canon_valid", &|| {
+            black_box(SearchCode.bind(black_box(&valid)).ok().unwrap());
+        }),
+        ("value/canon_near_miss", &|| {
+            black_box(SearchCode.bind(black_box(&near_miss)).ok().unwrap());
+        }),
+    ];
+    let mut best = [f64::MAX; 6];
+    for _ in 0..ROUNDS {
+        for (i, (_, case)) in cases.iter().enumerate() {
+            let start = Instant::now();
+            for _ in 0..CALLS {
+                case();
+            }
+            best[i] = best[i].min(start.elapsed().as_nanos() as f64 / CALLS as f64);
+        }
+    }
+    for (i, (name, _)) in cases.iter().enumerate() {
+        let baseline = if i < 3 { best[0] } else { best[3] };
+        println!(
+            "{name:24} {:7.1} ns  {:.3}x strict",
+            best[i],
+            best[i] / baseline
+        );
+    }
+}

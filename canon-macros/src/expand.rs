@@ -98,7 +98,13 @@ pub(crate) fn tool(model: &ToolFn) -> TokenStream {
             fn spec(&self) -> &::canon::ToolSpec {
                 static SPEC: ::canon::__private::OnceLock<::canon::ToolSpec> =
                     ::canon::__private::OnceLock::new();
-                SPEC.get_or_init(|| ::canon::ToolSpec::of::<#args>(#name, #description))
+                SPEC.get_or_init(|| {
+                    #[allow(unused_imports)]
+                    use ::canon::__private::{NoOutputSchema as _, OutputSchemaOf as _};
+                    ::canon::ToolSpec::of::<#args>(#name, #description).with_output_schema(
+                        (&::canon::__private::Probe::<#output_ty>::new()).output_schema(),
+                    )
+                })
             }
 
             fn bind(

@@ -83,3 +83,41 @@ impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
         tuple_struct map struct enum identifier ignored_any
     }
 }
+
+/// Finds, in code generated for a concrete type, whether the type has a
+/// JSON Schema: `(&Probe::<T>::new()).output_schema()` resolves to
+/// [`OutputSchemaOf`] when `T: JsonSchema`, and to [`NoOutputSchema`]
+/// otherwise (method resolution tries `&Probe<T>` before `&&Probe<T>`).
+pub struct Probe<T>(PhantomData<T>);
+
+impl<T> Probe<T> {
+    /// A probe for `T`.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Probe(PhantomData)
+    }
+}
+
+/// The output schema of a type that has one.
+pub trait OutputSchemaOf {
+    /// The published schema of the output type.
+    fn output_schema(&self) -> Option<serde_json::Value>;
+}
+
+impl<T: schemars::JsonSchema> OutputSchemaOf for Probe<T> {
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        Some(crate::spec::published_schema::<T>(true))
+    }
+}
+
+/// No output schema, for a type without `JsonSchema`.
+pub trait NoOutputSchema {
+    /// Always `None`.
+    fn output_schema(&self) -> Option<serde_json::Value>;
+}
+
+impl<T> NoOutputSchema for &Probe<T> {
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        None
+    }
+}

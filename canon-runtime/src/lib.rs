@@ -13,6 +13,7 @@ mod rule;
 mod spec;
 mod tolerant;
 mod tool;
+mod toolbox;
 
 #[doc(hidden)]
 pub mod __private;
@@ -24,3 +25,7 @@ pub use plan::Plan;
 pub use repair::{Bound, Repair, RepairRule};
 pub use spec::ToolSpec;
 pub use tool::Tool;
+pub use toolbox::{
+    Arguments, BoxFuture, CallResult, DuplicateTool, DynTool, JsonTool, ToolCall, ToolMessage,
+    ToolOutcome, ToolStats, Toolbox,
+};

@@ -5,13 +5,16 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 /// The rule a [`Repair`] applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum RepairRule {
     /// A lone string where the schema says array of strings was bound as a
     /// one-element array.
     ScalarToArray,
+    /// Arguments sent as the text `null` or as empty text were read as `{}`
+    /// (what OpenAI-compatible servers send for a call without arguments).
+    EmptyArguments,
 }
 
 impl RepairRule {
@@ -19,6 +22,7 @@ impl RepairRule {
     pub fn as_str(self) -> &'static str {
         match self {
             RepairRule::ScalarToArray => "scalar_to_array",
+            RepairRule::EmptyArguments => "empty_arguments",
         }
     }
 }

@@ -81,6 +81,13 @@ pub trait Tool: Send + Sync {
         self.spec().input_schema()
     }
 
+    /// The JSON Schema of the tool's output, when its type has one (for
+    /// `#[tool]`: the function returns `T` or `Result<T, E>` with
+    /// `T: JsonSchema`).
+    fn output_schema(&self) -> Option<&Value> {
+        self.spec().output_schema()
+    }
+
     /// Binds a model's arguments given as a JSON value.
     ///
     /// # Errors

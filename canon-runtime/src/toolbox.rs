@@ -1,0 +1,534 @@
+//! A toolbox: the tools an agent offers, dispatched by name, one call or a
+//! batch at a time.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use futures_util::future::join_all;
+use futures_util::FutureExt;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::BindError;
+use crate::repair::{Bound, Repair, RepairRule};
+use crate::spec::ToolSpec;
+use crate::tool::Tool;
+
+/// A future a [`Toolbox`] can hold, whatever tool produced it.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A tool with its types erased, so tools of any kind share one toolbox.
+///
+/// Implemented for every [`Tool`]; [`JsonTool`] implements it for tools
+/// known only by a JSON Schema.
+pub trait DynTool: Send + Sync {
+    /// The tool's published description and binding plan.
+    fn spec(&self) -> &ToolSpec;
+
+    /// Binds `args`, runs the tool and serializes its output.
+    fn invoke<'a>(&'a self, args: &'a Value) -> BoxFuture<'a, ToolOutcome>;
+}
+
+impl<T: Tool> DynTool for T {
+    fn spec(&self) -> &ToolSpec {
+        Tool::spec(self)
+    }
+
+    fn invoke<'a>(&'a self, args: &'a Value) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async move {
+            let Bound { args, repairs } = match self.bind(args) {
+                Ok(bound) => bound,
+                Err(error) => return ToolOutcome::Rejected(error),
+            };
+            match self.run(args).await {
+                Ok(output) => match serde_json::to_value(output) {
+                    Ok(output) => ToolOutcome::Ran { output, repairs },
+                    Err(e) => ToolOutcome::Failed {
+                        message: format!("its output could not be serialized: {e}"),
+                    },
+                },
+                Err(e) => ToolOutcome::Failed {
+                    message: e.to_string(),
+                },
+            }
+        })
+    }
+}
+
+type JsonHandler = dyn Fn(Value) -> BoxFuture<'static, Result<Value, String>> + Send + Sync;
+
+/// A tool defined by a JSON Schema and a function over `serde_json::Value`:
+/// a tool from an MCP server or another service, bound with the same rule.
+///
+/// ```
+/// use canon::{JsonTool, Toolbox, ToolCall};
+/// use serde_json::json;
+///
+/// let echo = JsonTool::new(
+///     "echo",
+///     "Repeat the words.",
+///     json!({"type": "object",
+///            "properties": {"words": {"type": "array", "items": {"type": "string"}}},
+///            "required": ["words"]}),
+///     |args| async move { Ok(args["words"].clone()) },
+/// );
+/// let mut toolbox = Toolbox::new();
+/// toolbox.add(echo).unwrap();
+/// ```
+pub struct JsonTool {
+    spec: ToolSpec,
+    handler: Arc<JsonHandler>,
+}
+
+impl JsonTool {
+    /// A tool named `name`, whose arguments follow `schema`, run by
+    /// `handler` on the bound arguments; an `Err` is the tool's own error.
+    pub fn new<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: Value,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, String>> + Send + 'static,
+    {
+        JsonTool {
+            spec: ToolSpec::new(name.into(), description.into(), schema),
+            handler: Arc::new(move |args| Box::pin(handler(args))),
+        }
+    }
+}
+
+impl DynTool for JsonTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn invoke<'a>(&'a self, args: &'a Value) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async move {
+            let Bound { args, repairs } = match self.spec.bind_json(args) {
+                Ok(bound) => bound,
+                Err(error) => return ToolOutcome::Rejected(error),
+            };
+            match (self.handler)(args).await {
+                Ok(output) => ToolOutcome::Ran { output, repairs },
+                Err(message) => ToolOutcome::Failed { message },
+            }
+        })
+    }
+}
+
+/// A model's request to call a tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The call's id, echoed in its result.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, as sent.
+    pub arguments: Arguments,
+}
+
+impl ToolCall {
+    /// A call of tool `name` with `arguments` (a JSON value, or JSON text).
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<Arguments>,
+    ) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+}
+
+/// A call's arguments as the model sent them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arguments {
+    /// A JSON value (Anthropic, Gemini, MCP).
+    Json(Value),
+    /// JSON text (OpenAI, vLLM, llama.cpp).
+    Text(String),
+}
+
+impl From<Value> for Arguments {
+    fn from(value: Value) -> Self {
+        Arguments::Json(value)
+    }
+}
+
+impl From<String> for Arguments {
+    fn from(text: String) -> Self {
+        Arguments::Text(text)
+    }
+}
+
+impl From<&str> for Arguments {
+    fn from(text: &str) -> Self {
+        Arguments::Text(text.to_owned())
+    }
+}
+
+/// What became of one call.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ToolOutcome {
+    /// The tool ran.
+    Ran {
+        /// Its output, as JSON.
+        output: Value,
+        /// The repairs that made the call bindable.
+        repairs: Vec<Repair>,
+    },
+    /// The arguments could not be bound; the tool did not run.
+    Rejected(BindError),
+    /// The tool ran and failed, returned an error or panicked.
+    Failed {
+        /// The tool's error text.
+        message: String,
+    },
+    /// No tool has that name.
+    NoSuchTool {
+        /// The name called.
+        name: String,
+        /// The closest tool name, if one is close.
+        closest: Option<String>,
+        /// Every tool name, in registration order.
+        available: Vec<String>,
+    },
+}
+
+impl ToolOutcome {
+    /// True unless the tool ran.
+    pub fn is_error(&self) -> bool {
+        !matches!(self, ToolOutcome::Ran { .. })
+    }
+}
+
+/// One call's result: its id, the tool name and what happened.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallResult {
+    /// The call's id.
+    pub id: String,
+    /// The tool called.
+    pub name: String,
+    /// What happened.
+    pub outcome: ToolOutcome,
+}
+
+/// A tool result as a model expects it: text and an error flag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolMessage {
+    /// The call's id.
+    pub id: String,
+    /// The text for the model.
+    pub text: String,
+    /// True when the call did not run successfully.
+    pub is_error: bool,
+}
+
+impl CallResult {
+    /// The message for the model; with `repair_notes`, a successful result
+    /// that needed repairs ends with one line saying what to send instead.
+    pub fn to_message(&self, repair_notes: bool) -> ToolMessage {
+        let text = match &self.outcome {
+            ToolOutcome::Ran { output, repairs } => {
+                let mut text = match output {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                if repair_notes && !repairs.is_empty() {
+                    text.push('\n');
+                    text.push_str(&repair_note(repairs));
+                }
+                text
+            }
+            ToolOutcome::Rejected(error) => error.to_string(),
+            ToolOutcome::Failed { message } => {
+                format!("The tool `{}` failed: {message}", self.name)
+            }
+            ToolOutcome::NoSuchTool {
+                name,
+                closest,
+                available,
+            } => {
+                let list: Vec<String> = available.iter().map(|n| format!("`{n}`")).collect();
+                let hint = match closest {
+                    Some(c) => format!(" Did you mean `{c}`?"),
+                    None => String::new(),
+                };
+                format!(
+                    "There is no tool named `{name}`.{hint} The tools are {}.",
+                    if list.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        list.join(", ")
+                    }
+                )
+            }
+        };
+        ToolMessage {
+            id: self.id.clone(),
+            text,
+            is_error: self.outcome.is_error(),
+        }
+    }
+}
+
+fn repair_note(repairs: &[Repair]) -> String {
+    let mut parts = Vec::new();
+    for repair in repairs {
+        parts.push(match repair.rule {
+            RepairRule::ScalarToArray => format!(
+                "{} was sent as a string and read as a one-element array; send an array",
+                repair.pointer
+            ),
+            RepairRule::EmptyArguments => {
+                "the arguments were empty and read as {}; send an object".to_owned()
+            }
+        });
+    }
+    format!("(Note: {}.)", parts.join("; "))
+}
+
+/// What an operator asks first: per tool, how many calls came, ran, were
+/// rejected or failed, and how many repairs each rule made.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ToolStats {
+    /// Calls received.
+    pub calls: u64,
+    /// Calls that ran successfully.
+    pub ran: u64,
+    /// Calls whose arguments were rejected.
+    pub rejected: u64,
+    /// Calls where the tool failed or panicked.
+    pub failed: u64,
+    /// Repairs made, by rule.
+    pub repairs: BTreeMap<RepairRule, u64>,
+}
+
+/// Duplicate tool names are refused when a tool is added.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateTool {
+    /// The name already taken.
+    pub name: String,
+}
+
+impl fmt::Display for DuplicateTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a tool named `{}` is already in the toolbox; tool names must be unique",
+            self.name
+        )
+    }
+}
+
+impl std::error::Error for DuplicateTool {}
+
+/// The tools an agent offers a model, dispatched by name.
+///
+/// ```
+/// use canon::{tool, Toolbox, ToolCall, ToolOutcome};
+/// use serde_json::json;
+///
+/// /// Count the given names.
+/// #[tool]
+/// fn count(names: Vec<String>) -> usize {
+///     names.len()
+/// }
+///
+/// let mut toolbox = Toolbox::new();
+/// toolbox.add(Count).unwrap();
+/// # tokio_test_block_on(async {
+/// let result = toolbox.call(ToolCall::new("1", "count", r#"{"names": "ada"}"#)).await;
+/// assert!(matches!(result.outcome, ToolOutcome::Ran { .. }));
+/// assert_eq!(result.to_message(false).text, "1");
+/// # });
+/// # fn tokio_test_block_on(f: impl std::future::Future<Output = ()>) {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+#[derive(Default)]
+pub struct Toolbox {
+    tools: Vec<Arc<dyn DynTool>>,
+    index: HashMap<String, usize>,
+    repair_notes: bool,
+    stats: Mutex<BTreeMap<String, ToolStats>>,
+}
+
+impl Toolbox {
+    /// An empty toolbox.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool.
+    ///
+    /// # Errors
+    /// [`DuplicateTool`] when a tool of the same name is already there.
+    pub fn add(&mut self, tool: impl DynTool + 'static) -> Result<&mut Self, DuplicateTool> {
+        self.add_shared(Arc::new(tool))
+    }
+
+    /// Adds a tool shared with other owners.
+    ///
+    /// # Errors
+    /// [`DuplicateTool`] when a tool of the same name is already there.
+    pub fn add_shared(&mut self, tool: Arc<dyn DynTool>) -> Result<&mut Self, DuplicateTool> {
+        let name = tool.spec().name().to_owned();
+        if self.index.contains_key(&name) {
+            return Err(DuplicateTool { name });
+        }
+        self.index.insert(name, self.tools.len());
+        self.tools.push(tool);
+        Ok(self)
+    }
+
+    /// Appends a one-line note of the repairs made to each successful
+    /// result's message, so the model learns the right shape. Off by
+    /// default.
+    #[must_use]
+    pub fn repair_notes(mut self, on: bool) -> Self {
+        self.repair_notes = on;
+        self
+    }
+
+    /// Whether messages carry repair notes.
+    pub fn has_repair_notes(&self) -> bool {
+        self.repair_notes
+    }
+
+    /// The tools' specs, in registration order.
+    pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.tools.iter().map(|t| t.spec())
+    }
+
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&dyn DynTool> {
+        self.index.get(name).map(|&i| &*self.tools[i])
+    }
+
+    /// Executes one call. Never panics: a tool that panics is reported as
+    /// failed.
+    pub async fn call(&self, call: ToolCall) -> CallResult {
+        let ToolCall {
+            id,
+            name,
+            arguments,
+        } = call;
+        let outcome = self.execute(&name, arguments).await;
+        self.count(&name, &outcome);
+        CallResult { id, name, outcome }
+    }
+
+    /// Executes a batch of calls concurrently; the results keep the calls'
+    /// order and ids. One bad call never stops the others.
+    pub async fn call_batch(&self, calls: impl IntoIterator<Item = ToolCall>) -> Vec<CallResult> {
+        join_all(calls.into_iter().map(|call| self.call(call))).await
+    }
+
+    /// The call's result as the message a model expects.
+    pub fn message(&self, result: &CallResult) -> ToolMessage {
+        result.to_message(self.repair_notes)
+    }
+
+    /// Per-tool counts of calls, outcomes and repairs by rule; calls of
+    /// unknown tools are counted under their name too.
+    pub fn stats(&self) -> BTreeMap<String, ToolStats> {
+        self.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    async fn execute(&self, name: &str, arguments: Arguments) -> ToolOutcome {
+        let Some(tool) = self.get(name) else {
+            return self.no_such_tool(name);
+        };
+        let (args, empty) = match arguments {
+            Arguments::Json(Value::Null) => (Value::Object(Default::default()), true),
+            Arguments::Json(value) => (value, false),
+            Arguments::Text(text) if text.trim().is_empty() || text.trim() == "null" => {
+                (Value::Object(Default::default()), true)
+            }
+            Arguments::Text(text) => match serde_json::from_str::<Value>(&text) {
+                Ok(value) => (value, false),
+                Err(e) => return ToolOutcome::Rejected(tool.spec().malformed(&e)),
+            },
+        };
+        let invoked = AssertUnwindSafe(tool.invoke(&args)).catch_unwind().await;
+        let mut outcome = match invoked {
+            Ok(outcome) => outcome,
+            Err(panic) => ToolOutcome::Failed {
+                message: format!("the tool panicked: {}", panic_message(&*panic)),
+            },
+        };
+        if empty {
+            let repair = Repair::new("", RepairRule::EmptyArguments);
+            tool.spec().trace_repairs(std::slice::from_ref(&repair));
+            if let ToolOutcome::Ran { repairs, .. } = &mut outcome {
+                repairs.insert(0, repair);
+            }
+        }
+        outcome
+    }
+
+    fn no_such_tool(&self, name: &str) -> ToolOutcome {
+        let available: Vec<String> = self.specs().map(|s| s.name().to_owned()).collect();
+        let closest = available
+            .iter()
+            .map(|n| (strsim::jaro_winkler(name, n), n))
+            .filter(|(score, _)| *score >= 0.75)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, n)| n.clone());
+        tracing::warn!(target: "canon::reject", tool = %name, "no such tool");
+        ToolOutcome::NoSuchTool {
+            name: name.to_owned(),
+            closest,
+            available,
+        }
+    }
+
+    fn count(&self, name: &str, outcome: &ToolOutcome) {
+        let Ok(mut stats) = self.stats.lock() else {
+            return;
+        };
+        let entry = stats.entry(name.to_owned()).or_default();
+        entry.calls += 1;
+        match outcome {
+            ToolOutcome::Ran { repairs, .. } => {
+                entry.ran += 1;
+                for repair in repairs {
+                    *entry.repairs.entry(repair.rule).or_default() += 1;
+                }
+            }
+            ToolOutcome::Rejected(_) | ToolOutcome::NoSuchTool { .. } => entry.rejected += 1,
+            ToolOutcome::Failed { .. } => entry.failed += 1,
+        }
+    }
+}
+
+impl fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.specs().map(ToolSpec::name).collect();
+        f.debug_struct("Toolbox")
+            .field("tools", &names)
+            .field("repair_notes", &self.repair_notes)
+            .finish()
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_owned()
+    }
+}

@@ -1,0 +1,397 @@
+//! The toolbox: dispatch by name, batches, outcomes, messages, stats.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use canon::{
+    tool, JsonTool, RepairRule, Tool, ToolCall, ToolOutcome, ToolStats, Toolbox, ViolationKind,
+};
+use common::SearchCode;
+use serde_json::json;
+
+/// Always panics.
+#[tool]
+fn explode(reason: String) -> String {
+    panic!("boom: {reason}")
+}
+
+/// Fails on demand.
+#[tool]
+async fn flaky(fail: bool) -> Result<String, String> {
+    if fail {
+        Err("the backend is down".into())
+    } else {
+        Ok("fine".into())
+    }
+}
+
+/// Takes no arguments.
+#[tool]
+fn ping() -> &'static str {
+    "pong"
+}
+
+fn toolbox() -> Toolbox {
+    let mut toolbox = Toolbox::new();
+    toolbox
+        .add(SearchCode)
+        .unwrap()
+        .add(Explode)
+        .unwrap()
+        .add(Flaky)
+        .unwrap()
+        .add(Ping)
+        .unwrap();
+    toolbox
+}
+
+#[test]
+fn specs_come_in_registration_order_and_names_are_unique() {
+    let mut toolbox = toolbox();
+    let names: Vec<&str> = toolbox.specs().map(|s| s.name()).collect();
+    assert_eq!(names, ["search_code", "explode", "flaky", "ping"]);
+    let error = toolbox.add(Ping).err().unwrap();
+    assert_eq!(
+        error.to_string(),
+        "a tool named `ping` is already in the toolbox; tool names must be unique"
+    );
+    assert_eq!(toolbox.specs().count(), 4);
+}
+
+#[tokio::test]
+async fn a_batch_keeps_order_ids_and_every_outcome() {
+    let toolbox = toolbox();
+    let results = toolbox
+        .call_batch([
+            ToolCall::new(
+                "a",
+                "search_code",
+                json!({"data_source_names": ["x"], "query": "q"}),
+            ),
+            ToolCall::new(
+                "b",
+                "search_code",
+                r#"{"data_source_names": "dotnet/eshop", "query": "q"}"#,
+            ),
+            ToolCall::new("c", "search_code", json!({"query": 5})),
+            ToolCall::new("d", "serach_code", json!({})),
+            ToolCall::new("e", "explode", json!({"reason": "test"})),
+            ToolCall::new("f", "flaky", json!({"fail": true})),
+        ])
+        .await;
+    let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "c", "d", "e", "f"]);
+
+    assert_eq!(
+        results[0].outcome,
+        ToolOutcome::Ran {
+            output: json!([{"repo": "x", "path": "src/q.cs"}]),
+            repairs: vec![]
+        }
+    );
+    match &results[1].outcome {
+        ToolOutcome::Ran { output, repairs } => {
+            assert_eq!(
+                output,
+                &json!([{"repo": "dotnet/eshop", "path": "src/q.cs"}])
+            );
+            assert_eq!(repairs.len(), 1);
+            assert_eq!(repairs[0].pointer, "/data_source_names");
+        }
+        other => panic!("{other:?}"),
+    }
+    match &results[2].outcome {
+        ToolOutcome::Rejected(error) => {
+            assert_eq!(error.pointers(), ["/data_source_names", "/query"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        results[3].outcome,
+        ToolOutcome::NoSuchTool {
+            name: "serach_code".into(),
+            closest: Some("search_code".into()),
+            available: vec![
+                "search_code".into(),
+                "explode".into(),
+                "flaky".into(),
+                "ping".into()
+            ],
+        }
+    );
+    assert_eq!(
+        results[4].outcome,
+        ToolOutcome::Failed {
+            message: "the tool panicked: boom: test".into()
+        }
+    );
+    assert_eq!(
+        results[5].outcome,
+        ToolOutcome::Failed {
+            message: "the backend is down".into()
+        }
+    );
+
+    let messages: Vec<(String, bool)> = results
+        .iter()
+        .map(|r| {
+            let m = toolbox.message(r);
+            (m.text, m.is_error)
+        })
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            (r#"[{"repo":"x","path":"src/q.cs"}]"#.to_owned(), false),
+            (
+                r#"[{"repo":"dotnet/eshop","path":"src/q.cs"}]"#.to_owned(),
+                false
+            ),
+            (
+                "The call to `search_code` was not run. \
+                 /data_source_names: required, expected an array of strings. \
+                 /query: expected a string, got the number 5. \
+                 Fix these and call `search_code` again."
+                    .to_owned(),
+                true
+            ),
+            (
+                "There is no tool named `serach_code`. Did you mean `search_code`? \
+                 The tools are `search_code`, `explode`, `flaky`, `ping`."
+                    .to_owned(),
+                true
+            ),
+            (
+                "The tool `explode` failed: the tool panicked: boom: test".to_owned(),
+                true
+            ),
+            (
+                "The tool `flaky` failed: the backend is down".to_owned(),
+                true
+            ),
+        ]
+    );
+
+    let stats = toolbox.stats();
+    let expected: BTreeMap<String, ToolStats> = [
+        (
+            "search_code",
+            ToolStats {
+                calls: 3,
+                ran: 2,
+                rejected: 1,
+                failed: 0,
+                repairs: [(RepairRule::ScalarToArray, 1)].into(),
+            },
+        ),
+        (
+            "serach_code",
+            ToolStats {
+                calls: 1,
+                rejected: 1,
+                ..Default::default()
+            },
+        ),
+        (
+            "explode",
+            ToolStats {
+                calls: 1,
+                failed: 1,
+                ..Default::default()
+            },
+        ),
+        (
+            "flaky",
+            ToolStats {
+                calls: 1,
+                failed: 1,
+                ..Default::default()
+            },
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    assert_eq!(stats, expected);
+}
+
+#[tokio::test]
+async fn empty_and_null_arguments_are_an_empty_object_and_a_repair() {
+    let toolbox = toolbox();
+    for arguments in [
+        json!(null).into(),
+        "".into(),
+        " null ".into(),
+        "null".into(),
+    ] {
+        let result = toolbox
+            .call(ToolCall {
+                id: "1".into(),
+                name: "ping".into(),
+                arguments,
+            })
+            .await;
+        match &result.outcome {
+            ToolOutcome::Ran { output, repairs } => {
+                assert_eq!(output, &json!("pong"));
+                assert_eq!(repairs.len(), 1);
+                assert_eq!(repairs[0].pointer, "");
+                assert_eq!(repairs[0].rule, RepairRule::EmptyArguments);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(
+        toolbox.stats()["ping"].repairs[&RepairRule::EmptyArguments],
+        4
+    );
+    // Malformed text is a rejection with the model-facing wording.
+    let result = toolbox.call(ToolCall::new("2", "ping", "{")).await;
+    match &result.outcome {
+        ToolOutcome::Rejected(error) => {
+            assert_eq!(error.violations()[0].kind, ViolationKind::Malformed);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn repair_notes_teach_the_model_the_shape() {
+    let toolbox = toolbox().repair_notes(true);
+    let result = toolbox
+        .call(ToolCall::new(
+            "1",
+            "search_code",
+            json!({"data_source_names": "r", "query": "q"}),
+        ))
+        .await;
+    assert_eq!(
+        toolbox.message(&result).text,
+        "[{\"repo\":\"r\",\"path\":\"src/q.cs\"}]\n\
+         (Note: /data_source_names was sent as a string and read as a one-element array; send an array.)"
+    );
+    let plain = crate::toolbox();
+    assert!(!plain.message(&result).text.contains("Note"));
+}
+
+#[tokio::test]
+async fn batches_run_concurrently() {
+    let barrier = Arc::new(tokio::sync::Barrier::new(2));
+    let mut toolbox = Toolbox::new();
+    for name in ["left", "right"] {
+        let barrier = barrier.clone();
+        toolbox
+            .add(JsonTool::new(
+                name,
+                "Wait for the other one.",
+                json!({"type": "object"}),
+                move |_| {
+                    let barrier = barrier.clone();
+                    async move {
+                        barrier.wait().await;
+                        Ok(json!("met"))
+                    }
+                },
+            ))
+            .unwrap();
+    }
+    // Run one after the other, each would wait for the other forever.
+    let results = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        toolbox.call_batch([
+            ToolCall::new("1", "left", json!({})),
+            ToolCall::new("2", "right", json!({})),
+        ]),
+    )
+    .await
+    .expect("the calls ran concurrently");
+    assert!(results.iter().all(|r| !r.outcome.is_error()));
+}
+
+#[tokio::test]
+async fn foreign_tools_are_bound_by_their_schema() {
+    let mut toolbox = Toolbox::new();
+    toolbox
+        .add(JsonTool::new(
+            "tag",
+            "Tag a document.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "id": {"type": "integer"},
+                    "tags": {"type": "array", "items": {"type": "string"}}
+                },
+                "required": ["id", "tags"],
+                "additionalProperties": false
+            }),
+            |args| async move {
+                if args["id"] == 0 {
+                    Err("no document 0".to_owned())
+                } else {
+                    Ok(args)
+                }
+            },
+        ))
+        .unwrap();
+    let ran = toolbox
+        .call(ToolCall::new(
+            "1",
+            "tag",
+            json!({"id": 7, "tags": "urgent"}),
+        ))
+        .await;
+    match &ran.outcome {
+        ToolOutcome::Ran { output, repairs } => {
+            assert_eq!(output, &json!({"id": 7, "tags": ["urgent"]}));
+            assert_eq!(repairs[0].pointer, "/tags");
+        }
+        other => panic!("{other:?}"),
+    }
+    let rejected = toolbox
+        .call(ToolCall::new("2", "tag", json!({"id": "7", "tags": []})))
+        .await;
+    match &rejected.outcome {
+        ToolOutcome::Rejected(error) => assert_eq!(error.pointers(), ["/id"]),
+        other => panic!("{other:?}"),
+    }
+    let failed = toolbox
+        .call(ToolCall::new("3", "tag", json!({"id": 0, "tags": []})))
+        .await;
+    assert_eq!(
+        failed.outcome,
+        ToolOutcome::Failed {
+            message: "no document 0".into()
+        }
+    );
+}
+
+#[derive(serde::Serialize)]
+struct Unschematic;
+
+/// Returns a type without a schema.
+#[tool]
+fn opaque() -> Unschematic {
+    Unschematic
+}
+
+#[test]
+fn output_schemas_come_from_the_return_type() {
+    assert_eq!(
+        SearchCode.output_schema(),
+        Some(&json!({
+            "type": "array",
+            "items": {"$ref": "#/$defs/Hit"},
+            "$defs": {
+                "Hit": {
+                    "type": "object",
+                    "properties": {"repo": {"type": "string"}, "path": {"type": "string"}},
+                    "required": ["repo", "path"]
+                }
+            }
+        }))
+    );
+    assert_eq!(Flaky.output_schema(), Some(&json!({"type": "string"})));
+    assert_eq!(Opaque.output_schema(), None);
+}

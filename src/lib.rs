@@ -64,7 +64,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub use canon_macros::tool;
+pub use canon_macros::{tool, tools};
 pub use canon_runtime::*;
 
 /// schemars, re-exported: `#[schemars(crate = "canon::schemars")]`.

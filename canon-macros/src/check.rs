@@ -5,8 +5,22 @@ use syn::{FnArg, ItemFn, Pat, Type};
 
 use crate::errors::Errors;
 
-pub(crate) fn signature(func: &ItemFn, errors: &mut Errors) {
+/// Where the function stands: free, or a method in a `#[canon::tools]` impl.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    Free,
+    Method,
+}
+
+pub(crate) fn signature(func: &ItemFn, place: Place, errors: &mut Errors) {
     let sig = &func.sig;
+    if place == Place::Method && !matches!(sig.inputs.first(), Some(FnArg::Receiver(_))) {
+        errors.spanned(
+            &sig.ident,
+            "a tool method takes `&self`: the tool calls it on the shared instance; \
+             a function without `self` can be a free #[tool]",
+        );
+    }
     if let Some(unsafety) = &sig.unsafety {
         errors.spanned(
             unsafety,
@@ -31,11 +45,26 @@ pub(crate) fn signature(func: &ItemFn, errors: &mut Errors) {
     }
     for input in &sig.inputs {
         match input {
-            FnArg::Receiver(receiver) => errors.spanned(
+            FnArg::Receiver(receiver) if place == Place::Free => errors.spanned(
                 receiver,
-                "#[tool] goes on free functions, and `self` has no value in a tool call; \
-                 pass state another way or make it a free function",
+                "#[tool] on a free function cannot take `self`; to make methods tools, \
+                 put #[canon::tools] on their impl block",
             ),
+            FnArg::Receiver(receiver) => {
+                if receiver.reference.is_none() || receiver.colon_token.is_some() {
+                    errors.spanned(
+                        receiver,
+                        "a tool method takes `&self`, not `self` by value or a typed `self`: \
+                         every call shares one instance",
+                    );
+                } else if receiver.mutability.is_some() {
+                    errors.spanned(
+                        receiver,
+                        "a tool method takes `&self`, not `&mut self`: calls run concurrently \
+                         on a shared instance; keep changing state behind a Mutex",
+                    );
+                }
+            }
             FnArg::Typed(arg) => {
                 for attr in arg.attrs.iter().filter(|a| !a.path().is_ident("doc")) {
                     errors.spanned(

@@ -8,7 +8,37 @@ use syn::spanned::Spanned;
 
 use crate::model::{Output, Param, ToolFn};
 
-pub(crate) fn tool(model: &ToolFn) -> TokenStream {
+/// What the tool calls: a free function, or a `&self` method of a type
+/// whose shared instance the tool holds.
+pub(crate) enum Target<'a> {
+    /// A free function.
+    Free,
+    /// A `&self` method of the type named `self_ty`.
+    Method { self_ty: &'a syn::Ident },
+}
+
+impl Target<'_> {
+    /// The prefix of the generated names: none, or the type's name.
+    fn prefix(&self) -> String {
+        match self {
+            Target::Free => String::new(),
+            Target::Method { self_ty } => self_ty.to_string(),
+        }
+    }
+}
+
+/// The tool's struct name: `SearchCode` for `search_code`, `RepoReadFiles`
+/// for `Repo::read_files`.
+pub(crate) fn unit_name(model: &ToolFn, target: &Target<'_>) -> syn::Ident {
+    let base = model
+        .ident
+        .to_string()
+        .trim_start_matches("r#")
+        .to_upper_camel_case();
+    format_ident!("{}{}", target.prefix(), base, span = model.ident.span())
+}
+
+pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
     let ToolFn {
         vis,
         ident,
@@ -18,12 +48,8 @@ pub(crate) fn tool(model: &ToolFn) -> TokenStream {
         params,
         output,
     } = model;
-    let base = ident
-        .to_string()
-        .trim_start_matches("r#")
-        .to_upper_camel_case();
-    let unit = format_ident!("{}", base, span = ident.span());
-    let args = format_ident!("{}Args", base, span = ident.span());
+    let unit = unit_name(model, target);
+    let args = format_ident!("{}Args", unit, span = ident.span());
 
     let fields = params.iter().map(|Param { ident, ty, docs }| {
         quote! { #(#docs)* pub #ident: #ty }
@@ -34,10 +60,14 @@ pub(crate) fn tool(model: &ToolFn) -> TokenStream {
         quote_spanned! {ty.span()=> ::canon::__private::assert_param::<#ty>(); }
     });
 
+    let callee = match target {
+        Target::Free => quote! { #ident },
+        Target::Method { .. } => quote! { self.0.#ident },
+    };
     let call = if *is_async {
-        quote! { #ident(#(#names),*).await }
+        quote! { #callee(#(#names),*).await }
     } else {
-        quote! { #ident(#(#names),*) }
+        quote! { #callee(#(#names),*) }
     };
     let infallible = quote! { ::core::convert::Infallible };
     let (output_ty, error_ty, result) = match output {
@@ -64,14 +94,30 @@ pub(crate) fn tool(model: &ToolFn) -> TokenStream {
     };
     let output_item = quote_spanned! {ret_span=> type Output = #output_ty; };
     let error_item = quote_spanned! {ret_span=> type Error = #error_ty; };
-    let unit_doc = format!("The `{name}` tool, declared by [`{ident}`]; call it through [`canon::Tool`](::canon::Tool).");
+    let declared = match target {
+        Target::Free => format!("[`{ident}`]"),
+        Target::Method { self_ty } => format!("[`{self_ty}::{ident}`]"),
+    };
+    let unit_doc = format!(
+        "The `{name}` tool, declared by {declared}; call it through [`canon::Tool`](::canon::Tool)."
+    );
     let args_doc =
-        format!("The arguments of the `{name}` tool, one field per parameter of [`{ident}`].");
+        format!("The arguments of the `{name}` tool, one field per parameter of {declared}.");
+    let unit_struct = match target {
+        Target::Free => quote! {
+            #[doc = #unit_doc]
+            #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+            #vis struct #unit;
+        },
+        Target::Method { self_ty } => quote! {
+            #[doc = #unit_doc]
+            #[derive(::core::clone::Clone)]
+            #vis struct #unit(pub ::std::sync::Arc<#self_ty>);
+        },
+    };
 
     quote! {
-        #[doc = #unit_doc]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #unit;
+        #unit_struct
 
         // The doc comment would become the schema's description, which
         // belongs to the tool; the text is kept for rustdoc only.

@@ -11,6 +11,7 @@ mod attr;
 mod check;
 mod errors;
 mod expand;
+mod methods;
 mod model;
 
 use proc_macro::TokenStream;
@@ -69,6 +70,49 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand_tool(attr.into(), item.into()).into()
 }
 
+/// Makes the `#[tool]` methods of an inherent impl block tools bound to a
+/// shared instance.
+///
+/// Each `&self` method marked `#[tool]` (sync or async, with the same
+/// parameter rules and `#[tool(name = "...", description = "...")]` keys as
+/// a free function) gets an arguments struct and a tool struct named after
+/// the type and the method (`Repo::read_files` → `RepoReadFiles`, holding an
+/// `Arc<Repo>`), and the impl gains `fn tools(self: Arc<Self>)`, which
+/// returns them ready for a `canon::Toolbox`. Other items are left as they
+/// are. `&mut self`, `self` by value, methods without `self` and generic
+/// methods are compile errors.
+///
+/// ```
+/// use std::sync::Arc;
+/// use canon::{tools, Toolbox};
+///
+/// struct Repo {
+///     root: String,
+/// }
+///
+/// #[tools]
+/// impl Repo {
+///     /// Look up files by path.
+///     #[tool]
+///     async fn read_files(&self, paths: Vec<String>) -> Vec<String> {
+///         paths.iter().map(|p| format!("{}/{p}", self.root)).collect()
+///     }
+///
+///     /// Not a tool: plain helper, left untouched.
+///     fn helper(&self) {}
+/// }
+///
+/// let mut toolbox = Toolbox::new();
+/// for tool in Arc::new(Repo { root: "/srv".into() }).tools() {
+///     toolbox.add_shared(tool).unwrap();
+/// }
+/// assert_eq!(toolbox.specs().next().unwrap().name(), "read_files");
+/// ```
+#[proc_macro_attribute]
+pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
+    methods::expand(attr.into(), item.into()).into()
+}
+
 fn expand_tool(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     let mut errors = Errors::default();
     let attr = ToolAttr::parse(attr, &mut errors);
@@ -80,7 +124,7 @@ fn expand_tool(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
             return quote! { #item #errors };
         }
     };
-    check::signature(&func, &mut errors);
+    check::signature(&func, check::Place::Free, &mut errors);
     let emitted = without_parameter_attributes(func.clone());
     if !errors.is_empty() {
         // Emit the function too, so a mistake in the attribute gives one
@@ -99,13 +143,13 @@ fn expand_tool(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
         };
     }
     let model = ToolFn::new(attr, &func);
-    let generated = expand::tool(&model);
+    let generated = expand::tool(&model, &expand::Target::Free);
     quote! { #emitted #generated }
 }
 
 /// The user's function as written, minus the parameter doc comments that
 /// rustc does not accept there (they moved to the arguments struct).
-fn without_parameter_attributes(mut func: ItemFn) -> ItemFn {
+pub(crate) fn without_parameter_attributes(mut func: ItemFn) -> ItemFn {
     for input in &mut func.sig.inputs {
         if let FnArg::Typed(arg) = input {
             arg.attrs.clear();

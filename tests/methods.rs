@@ -1,0 +1,120 @@
+//! `#[canon::tools]`: `&self` methods become tools bound to a shared
+//! instance, with the same binding, telemetry and errors as free functions.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use canon::{Tool, ToolCall, ToolOutcome, Toolbox};
+use serde_json::json;
+
+/// A repository with state shared by every call.
+struct Repo {
+    root: String,
+    reads: AtomicUsize,
+}
+
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+struct File {
+    path: String,
+}
+
+#[canon::tools]
+impl Repo {
+    /// Look up files by path.
+    #[tool]
+    async fn read_files(
+        &self,
+        /// Paths under the root.
+        paths: Vec<String>,
+    ) -> Result<Vec<File>, String> {
+        if paths.iter().any(|p| p.contains("..")) {
+            return Err("paths may not leave the root".into());
+        }
+        self.reads.fetch_add(paths.len(), Ordering::SeqCst);
+        Ok(paths
+            .into_iter()
+            .map(|p| File {
+                path: format!("{}/{p}", self.root),
+            })
+            .collect())
+    }
+
+    /// Count the reads so far.
+    #[canon::tool(name = "read_count")]
+    fn reads(&self) -> usize {
+        self.reads.load(Ordering::SeqCst)
+    }
+
+    /// Not a tool: plain helper, left untouched.
+    fn helper(&self) -> &str {
+        &self.root
+    }
+}
+
+fn repo() -> Arc<Repo> {
+    Arc::new(Repo {
+        root: "/srv".into(),
+        reads: AtomicUsize::new(0),
+    })
+}
+
+#[tokio::test]
+async fn methods_are_tools_on_a_shared_instance() {
+    let repo = repo();
+    assert_eq!(repo.helper(), "/srv");
+    let tools = repo.clone().tools();
+    let names: Vec<&str> = tools.iter().map(|t| t.spec().name()).collect();
+    assert_eq!(names, ["read_files", "read_count"]);
+
+    let read = RepoReadFiles(repo.clone());
+    assert_eq!(read.description(), "Look up files by path.");
+    assert_eq!(
+        read.input_schema()["properties"]["paths"],
+        json!({"type": "array", "items": {"type": "string"}, "description": "Paths under the root."})
+    );
+    assert!(read.output_schema().is_some());
+    let bound = read.bind(&json!({"paths": "README.md"})).unwrap();
+    assert_eq!(bound.args.paths, ["README.md"]);
+    assert_eq!(bound.repairs[0].pointer, "/paths");
+
+    let mut toolbox = Toolbox::new();
+    for tool in tools {
+        toolbox.add_shared(tool).unwrap();
+    }
+    let results = toolbox
+        .call_batch([
+            ToolCall::new("1", "read_files", r#"{"paths": "README.md"}"#),
+            ToolCall::new("2", "read_files", json!({"paths": ["a", "b"]})),
+            ToolCall::new("3", "read_files", json!({"paths": ["../etc/passwd"]})),
+            ToolCall::new("4", "read_files", json!({})),
+        ])
+        .await;
+    assert_eq!(
+        results[0].outcome,
+        ToolOutcome::Ran {
+            output: json!([{"path": "/srv/README.md"}]),
+            repairs: vec![canon::Repair::new(
+                "/paths",
+                canon::RepairRule::ScalarToArray
+            )],
+        }
+    );
+    assert!(matches!(results[1].outcome, ToolOutcome::Ran { .. }));
+    assert_eq!(
+        results[2].outcome,
+        ToolOutcome::Failed {
+            message: "paths may not leave the root".into()
+        }
+    );
+    match &results[3].outcome {
+        ToolOutcome::Rejected(error) => assert_eq!(error.pointers(), ["/paths"]),
+        other => panic!("{other:?}"),
+    }
+    // State is shared: the count tool sees the reads of the other tool.
+    let count = toolbox.call(ToolCall::new("5", "read_count", "")).await;
+    match count.outcome {
+        ToolOutcome::Ran { output, .. } => assert_eq!(output, json!(3)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(repo.reads.load(Ordering::SeqCst), 3);
+}

@@ -1,0 +1,11 @@
+struct Repo;
+
+#[canon::tools]
+impl Repo {
+    #[tool(nmae = "find")]
+    fn find(&self, query: &str) -> String {
+        query.to_owned()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+struct Repo;
+
+#[canon::tools]
+impl Repo {
+    #[tool = "find"]
+    fn find(&self, query: String) -> String {
+        query
+    }
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+struct Repo;
+
+#[canon::tools]
+impl Repo {
+    #[tool]
+    fn version(query: String) -> String {
+        query
+    }
+}
+
+fn main() {}

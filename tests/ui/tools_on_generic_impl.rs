@@ -1,0 +1,11 @@
+struct Repo<T>(T);
+
+#[canon::tools]
+impl<T> Repo<T> {
+    #[tool]
+    fn find(&self, query: String) -> String {
+        query
+    }
+}
+
+fn main() {}

@@ -1,4 +1,6 @@
-//! The grammar of `#[tool(...)]`: `name = "..."`, `description = "..."`.
+//! The grammar of `#[tool(...)]` (`name = "..."`, `description = "..."`) and
+//! of `#[arg(...)]` on a parameter (`rename = "..."`, `description = "..."`,
+//! `default = expr`).
 
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -29,14 +31,17 @@ impl ToolAttr {
         for meta in metas {
             let key = meta.path();
             let Some(ident) = key.get_ident().map(ToString::to_string) else {
-                errors.spanned(key, unknown_key(&quote::quote!(#key).to_string()));
+                errors.spanned(
+                    key,
+                    unknown_key("tool", KEYS, &quote::quote!(#key).to_string()),
+                );
                 continue;
             };
             let slot = match ident.as_str() {
                 "name" => &mut attr.name,
                 "description" => &mut attr.description,
                 other => {
-                    errors.spanned(key, unknown_key(other));
+                    errors.spanned(key, unknown_key("tool", KEYS, other));
                     continue;
                 }
             };
@@ -72,21 +77,107 @@ impl ToolAttr {
     }
 }
 
-fn unknown_key(key: &str) -> String {
-    let known = KEYS
+/// The keys `#[arg(...)]` takes.
+const ARG_KEYS: &[&str] = &["rename", "description", "default"];
+
+/// What the `#[arg(...)]` attributes of one parameter say.
+#[derive(Default, Clone)]
+pub(crate) struct ArgAttr {
+    pub(crate) rename: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) default: Option<Expr>,
+}
+
+impl ArgAttr {
+    /// Reads every `#[arg(...)]` among `attrs`.
+    pub(crate) fn parse(attrs: &[syn::Attribute], errors: &mut Errors) -> ArgAttr {
+        let mut arg = ArgAttr::default();
+        for attr in attrs.iter().filter(|a| a.path().is_ident("arg")) {
+            let tokens = match &attr.meta {
+                Meta::List(list) => list.tokens.clone(),
+                other => {
+                    errors.spanned(other, "expected #[arg(key = value, ...)]");
+                    continue;
+                }
+            };
+            let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+                Ok(metas) => metas,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            };
+            for meta in metas {
+                arg.key(&meta, errors);
+            }
+        }
+        arg
+    }
+
+    fn key(&mut self, meta: &Meta, errors: &mut Errors) {
+        let key = meta.path();
+        let name = quote::quote!(#key).to_string();
+        let Meta::NameValue(nv) = meta else {
+            if ARG_KEYS.contains(&name.as_str()) {
+                errors.spanned(meta, format!("expected `{name} = ...`"));
+            } else {
+                errors.spanned(key, unknown_key("arg", ARG_KEYS, &name));
+            }
+            return;
+        };
+        let duplicate = match name.as_str() {
+            "rename" | "description" => {
+                let Expr::Lit(ExprLit {
+                    lit: Lit::Str(value),
+                    ..
+                }) = &nv.value
+                else {
+                    errors.spanned(
+                        &nv.value,
+                        format!("`{name}` takes a string literal: `{name} = \"...\"`"),
+                    );
+                    return;
+                };
+                if name == "rename" && value.value().is_empty() {
+                    errors.spanned(value, "a parameter name must not be empty");
+                    return;
+                }
+                let slot = if name == "rename" {
+                    &mut self.rename
+                } else {
+                    &mut self.description
+                };
+                slot.replace(value.clone()).is_some()
+            }
+            "default" => self.default.replace(nv.value.clone()).is_some(),
+            other => {
+                errors.spanned(key, unknown_key("arg", ARG_KEYS, other));
+                return;
+            }
+        };
+        if duplicate {
+            errors.spanned(key, format!("duplicate key `{name}`: give it once"));
+        }
+    }
+}
+
+fn unknown_key(attr: &str, keys: &[&'static str], key: &str) -> String {
+    let known = keys
         .iter()
         .map(|k| format!("`{k}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    match closest(key) {
-        Some(k) => format!("`{key}` is not a key of #[tool]; did you mean `{k}`? (keys: {known})"),
-        None => format!("`{key}` is not a key of #[tool] (keys: {known})"),
+    match closest(keys, key) {
+        Some(k) => {
+            format!("`{key}` is not a key of #[{attr}]; did you mean `{k}`? (keys: {known})")
+        }
+        None => format!("`{key}` is not a key of #[{attr}] (keys: {known})"),
     }
 }
 
 /// The known key closest to `key`, if it is close enough to be a typo.
-fn closest(key: &str) -> Option<&'static str> {
-    KEYS.iter()
+fn closest(keys: &[&'static str], key: &str) -> Option<&'static str> {
+    keys.iter()
         .map(|k| (strsim::levenshtein(key, k), *k))
         .filter(|(d, k)| *d <= 2.max(k.len() / 4))
         .min()

@@ -66,13 +66,16 @@ pub(crate) fn signature(func: &ItemFn, place: Place, errors: &mut Errors) {
                 }
             }
             FnArg::Typed(arg) => {
-                for attr in arg.attrs.iter().filter(|a| !a.path().is_ident("doc")) {
-                    errors.spanned(
-                        attr,
-                        "only doc comments are allowed on tool parameters; \
-                         they become the parameter's description",
-                    );
+                for attr in &arg.attrs {
+                    if !attr.path().is_ident("doc") && !attr.path().is_ident("arg") {
+                        errors.spanned(
+                            attr,
+                            "a tool parameter takes doc comments (its description) and \
+                             #[arg(rename = \"...\", description = \"...\", default = ...)]",
+                        );
+                    }
                 }
+                crate::attr::ArgAttr::parse(&arg.attrs, errors);
                 match &*arg.pat {
                     Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {}
                     pat => errors.spanned(

@@ -51,8 +51,36 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
     let unit = unit_name(model, target);
     let args = format_ident!("{}Args", unit, span = ident.span());
 
-    let fields = params.iter().map(|Param { ident, ty, docs }| {
-        quote! { #(#docs)* pub #ident: #ty }
+    let fields = params.iter().map(|p| {
+        let Param {
+            ident, ty, docs, ..
+        } = p;
+        let rename = p
+            .arg
+            .rename
+            .as_ref()
+            .map(|r| quote! { #[serde(rename = #r)] });
+        let description = p
+            .arg
+            .description
+            .as_ref()
+            .map(|d| quote! { #[schemars(description = #d)] });
+        let default = p.arg.default.as_ref().map(|_| {
+            let path = format!("{args}::{}", default_fn(p));
+            quote! { #[serde(default = #path)] }
+        });
+        quote! { #(#docs)* #rename #description #default pub #ident: #ty }
+    });
+    let defaults = params.iter().filter_map(|p| {
+        let expr = p.arg.default.as_ref()?;
+        let ty = &p.ty;
+        let name = default_fn(p);
+        Some(quote_spanned! {expr.span()=>
+            #[doc(hidden)]
+            pub fn #name() -> #ty {
+                #expr
+            }
+        })
     });
     let names: Vec<_> = params.iter().map(|p| &p.ident).collect();
     let bind_args = bind_args(&args, params);
@@ -132,6 +160,10 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
             #(#fields,)*
         }
 
+        impl #args {
+            #(#defaults)*
+        }
+
         const _: () = { #(#asserts)* };
 
         #bind_args
@@ -186,10 +218,7 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
 /// positional arrays), and, when binding, routes each field's value through
 /// the plan without a second lookup of its key.
 fn bind_args(args: &syn::Ident, params: &[Param]) -> TokenStream {
-    let wire: Vec<String> = params
-        .iter()
-        .map(|p| p.ident.to_string().trim_start_matches("r#").to_owned())
-        .collect();
+    let wire: Vec<String> = params.iter().map(|p| p.wire.clone()).collect();
     let names: Vec<_> = params.iter().map(|p| &p.ident).collect();
     let types: Vec<_> = params.iter().map(|p| &p.ty).collect();
     let pointers: Vec<String> = wire
@@ -204,10 +233,22 @@ fn bind_args(args: &syn::Ident, params: &[Param]) -> TokenStream {
     let count = params.len();
     // Each use of a parameter type is spanned on it, so an unmet bound is
     // reported at the parameter.
-    let missing = params.iter().zip(&wire).map(|(p, wire)| {
-        let ty = &p.ty;
-        quote_spanned! {ty.span()=> ::canon::__private::missing::<#ty, __A::Error>(#wire) }
-    });
+    let missing: Vec<TokenStream> = params
+        .iter()
+        .zip(&wire)
+        .map(|(p, wire)| {
+            let ty = &p.ty;
+            match &p.arg.default {
+                Some(_) => {
+                    let name = default_fn(p);
+                    quote! { ::core::result::Result::<#ty, __A::Error>::Ok(#args::#name()) }
+                }
+                None => quote_spanned! {ty.span()=>
+                    ::canon::__private::missing::<#ty, __A::Error>(#wire)
+                },
+            }
+        })
+        .collect();
     let next_element = params.iter().map(|p| {
         let ty = &p.ty;
         quote_spanned! {ty.span()=>
@@ -356,4 +397,12 @@ fn bind_args(args: &syn::Ident, params: &[Param]) -> TokenStream {
             }
         }
     }
+}
+
+/// The hidden function that computes a parameter's `#[arg(default = ...)]`.
+fn default_fn(param: &Param) -> syn::Ident {
+    format_ident!(
+        "__canon_default_{}",
+        param.ident.to_string().trim_start_matches("r#")
+    )
 }

@@ -3,7 +3,8 @@
 
 use syn::{Attribute, FnArg, Ident, ItemFn, Pat, ReturnType, Type, Visibility};
 
-use crate::attr::ToolAttr;
+use crate::attr::{ArgAttr, ToolAttr};
+use crate::errors::Errors;
 
 /// A function that becomes a tool.
 pub(crate) struct ToolFn {
@@ -21,6 +22,10 @@ pub(crate) struct Param {
     pub(crate) ident: Ident,
     pub(crate) ty: Type,
     pub(crate) docs: Vec<Attribute>,
+    /// The property's name in the JSON arguments.
+    pub(crate) wire: String,
+    /// What `#[arg(...)]` says.
+    pub(crate) arg: ArgAttr,
 }
 
 /// What the function returns.
@@ -62,16 +67,26 @@ impl ToolFn {
             .iter()
             .filter_map(|input| match input {
                 FnArg::Typed(arg) => match &*arg.pat {
-                    Pat::Ident(pat) => Some(Param {
-                        ident: pat.ident.clone(),
-                        ty: (*arg.ty).clone(),
-                        docs: arg
-                            .attrs
-                            .iter()
-                            .filter(|a| a.path().is_ident("doc"))
-                            .cloned()
-                            .collect(),
-                    }),
+                    Pat::Ident(pat) => {
+                        // Validated already: errors here cannot happen.
+                        let attr = ArgAttr::parse(&arg.attrs, &mut Errors::default());
+                        let wire = match &attr.rename {
+                            Some(rename) => rename.value(),
+                            None => pat.ident.to_string().trim_start_matches("r#").to_owned(),
+                        };
+                        Some(Param {
+                            ident: pat.ident.clone(),
+                            ty: (*arg.ty).clone(),
+                            docs: arg
+                                .attrs
+                                .iter()
+                                .filter(|a| a.path().is_ident("doc"))
+                                .cloned()
+                                .collect(),
+                            wire,
+                            arg: attr,
+                        })
+                    }
                     _ => None,
                 },
                 FnArg::Receiver(_) => None,

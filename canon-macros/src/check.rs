@@ -75,7 +75,17 @@ pub(crate) fn signature(func: &ItemFn, place: Place, errors: &mut Errors) {
                         );
                     }
                 }
-                crate::attr::ArgAttr::parse(&arg.attrs, errors);
+                if crate::model::context_type(&arg.ty).is_some() {
+                    if let Some(attr) = arg.attrs.iter().find(|a| a.path().is_ident("arg")) {
+                        errors.spanned(
+                            attr,
+                            "a `Context` parameter comes from the caller, not the model: \
+                             #[arg] does not apply to it",
+                        );
+                    }
+                } else {
+                    crate::attr::ArgAttr::parse(&arg.attrs, errors);
+                }
                 match &*arg.pat {
                     Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {}
                     pat => errors.spanned(

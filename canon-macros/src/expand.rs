@@ -46,6 +46,8 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         description,
         is_async,
         params,
+        contexts,
+        call_order,
         output,
     } = model;
     let unit = unit_name(model, target);
@@ -93,9 +95,9 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         Target::Method { .. } => quote! { self.0.#ident },
     };
     let call = if *is_async {
-        quote! { #callee(#(#names),*).await }
+        quote! { #callee(#(#call_order),*).await }
     } else {
-        quote! { #callee(#(#names),*) }
+        quote! { #callee(#(#call_order),*) }
     };
     let infallible = quote! { ::core::convert::Infallible };
     let (output_ty, error_ty, result) = match output {
@@ -121,7 +123,14 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         Output::Value(ty) | Output::Result(ty) => ty.span(),
     };
     let output_item = quote_spanned! {ret_span=> type Output = #output_ty; };
-    let error_item = quote_spanned! {ret_span=> type Error = #error_ty; };
+    let error_item = if contexts.is_empty() {
+        quote_spanned! {ret_span=> type Error = #error_ty; }
+    } else {
+        quote_spanned! {ret_span=> type Error = ::canon::ContextError<#error_ty>; }
+    };
+    let (run, helper) = run_fns(
+        &unit, &args, &names, contexts, &output_ty, &error_ty, &result,
+    );
     let declared = match target {
         Target::Free => format!("[`{ident}`]"),
         Target::Method { self_ty } => format!("[`{self_ty}::{ident}`]"),
@@ -199,17 +208,88 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
                 self.spec().bind_args_str(args)
             }
 
-            fn run(
-                &self,
-                args: #args,
-            ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<Self::Output, Self::Error>,
-            > + ::core::marker::Send {
+            #run
+        }
+
+        #helper
+    }
+}
+
+/// `run` (and, with `Context` parameters, `run_with`, which fills them from
+/// the caller's context; `run` has none, so such a tool fails there), and
+/// the inherent helper both call.
+fn run_fns(
+    unit: &syn::Ident,
+    args: &syn::Ident,
+    names: &[&syn::Ident],
+    contexts: &[(syn::Ident, syn::Type)],
+    output_ty: &TokenStream,
+    error_ty: &TokenStream,
+    result: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let future = quote! {
+        impl ::core::future::Future<
+            Output = ::core::result::Result<Self::Output, Self::Error>,
+        > + ::core::marker::Send
+    };
+    if contexts.is_empty() {
+        let run = quote! {
+            fn run(&self, args: #args) -> #future {
                 let #args { #(#names),* } = args;
                 async move { #result }
             }
-        }
+        };
+        return (run, TokenStream::new());
     }
+    let idents: Vec<_> = contexts.iter().map(|(i, _)| i).collect();
+    let types: Vec<_> = contexts.iter().map(|(_, t)| t).collect();
+    let type_names: Vec<String> = types
+        .iter()
+        .map(|t| quote!(#t).to_string().replace(' ', ""))
+        .collect();
+    let asserts = types.iter().map(|t| {
+        quote_spanned! {t.span()=> ::canon::__private::assert_context::<#t>(); }
+    });
+    let run = quote! {
+        fn run(&self, args: #args) -> #future {
+            #unit::__canon_run(self, args, #(::core::option::Option::<#types>::None),*)
+        }
+
+        fn run_with(&self, args: #args, context: &::canon::CallContext) -> #future {
+            #unit::__canon_run(
+                self,
+                args,
+                #(::core::option::Option::<&#types>::cloned(context.get::<#types>())),*
+            )
+        }
+    };
+    let helper = quote! {
+        const _: () = { #(#asserts)* };
+
+        impl #unit {
+            fn __canon_run(
+                &self,
+                args: #args,
+                #(#idents: ::core::option::Option<#types>,)*
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<#output_ty, ::canon::ContextError<#error_ty>>,
+            > + ::core::marker::Send + '_ {
+                let #args { #(#names),* } = args;
+                async move {
+                    #(let #idents = match #idents {
+                        ::core::option::Option::Some(value) => ::canon::Context(value),
+                        ::core::option::Option::None => {
+                            return ::core::result::Result::Err(
+                                ::canon::ContextError::Missing(#type_names),
+                            );
+                        }
+                    };)*
+                    (#result).map_err(::canon::ContextError::Tool)
+                }
+            }
+        }
+    };
+    (run, helper)
 }
 
 /// The arguments struct's `Deserialize`, by field index: it accepts and

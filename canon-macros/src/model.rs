@@ -13,7 +13,12 @@ pub(crate) struct ToolFn {
     pub(crate) name: String,
     pub(crate) description: String,
     pub(crate) is_async: bool,
+    /// The parameters that are properties of the arguments object.
     pub(crate) params: Vec<Param>,
+    /// The `Context<T>` parameters: their names and `T`.
+    pub(crate) contexts: Vec<(Ident, Type)>,
+    /// Every parameter's name, in the function's order.
+    pub(crate) call_order: Vec<Ident>,
     pub(crate) output: Output,
 }
 
@@ -61,37 +66,36 @@ impl ToolFn {
             Some(description) => description.value(),
             None => doc_text(&func.attrs),
         };
-        let params = func
-            .sig
-            .inputs
-            .iter()
-            .filter_map(|input| match input {
-                FnArg::Typed(arg) => match &*arg.pat {
-                    Pat::Ident(pat) => {
-                        // Validated already: errors here cannot happen.
-                        let attr = ArgAttr::parse(&arg.attrs, &mut Errors::default());
-                        let wire = match &attr.rename {
-                            Some(rename) => rename.value(),
-                            None => pat.ident.to_string().trim_start_matches("r#").to_owned(),
-                        };
-                        Some(Param {
-                            ident: pat.ident.clone(),
-                            ty: (*arg.ty).clone(),
-                            docs: arg
-                                .attrs
-                                .iter()
-                                .filter(|a| a.path().is_ident("doc"))
-                                .cloned()
-                                .collect(),
-                            wire,
-                            arg: attr,
-                        })
-                    }
-                    _ => None,
-                },
-                FnArg::Receiver(_) => None,
-            })
-            .collect();
+        let mut params = Vec::new();
+        let mut contexts = Vec::new();
+        let mut call_order = Vec::new();
+        for input in &func.sig.inputs {
+            let FnArg::Typed(arg) = input else { continue };
+            let Pat::Ident(pat) = &*arg.pat else { continue };
+            call_order.push(pat.ident.clone());
+            if let Some(inner) = context_type(&arg.ty) {
+                contexts.push((pat.ident.clone(), inner.clone()));
+                continue;
+            }
+            // Validated already: errors here cannot happen.
+            let attr = ArgAttr::parse(&arg.attrs, &mut Errors::default());
+            let wire = match &attr.rename {
+                Some(rename) => rename.value(),
+                None => pat.ident.to_string().trim_start_matches("r#").to_owned(),
+            };
+            params.push(Param {
+                ident: pat.ident.clone(),
+                ty: (*arg.ty).clone(),
+                docs: arg
+                    .attrs
+                    .iter()
+                    .filter(|a| a.path().is_ident("doc"))
+                    .cloned()
+                    .collect(),
+                wire,
+                arg: attr,
+            });
+        }
         let output = match &func.sig.output {
             ReturnType::Default => Output::Unit,
             ReturnType::Type(_, ty) if is_result(ty) => Output::Result((**ty).clone()),
@@ -104,8 +108,27 @@ impl ToolFn {
             description,
             is_async: func.sig.asyncness.is_some(),
             params,
+            contexts,
+            call_order,
             output,
         }
+    }
+}
+
+/// `T` for a parameter of type `Context<T>` (or `canon::Context<T>`): it is
+/// filled from the caller's call context, not from the model's arguments.
+pub(crate) fn context_type(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Context" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.iter().collect::<Vec<_>>().as_slice() {
+        [syn::GenericArgument::Type(inner)] => Some(inner),
+        _ => None,
     }
 }
 

@@ -24,6 +24,20 @@ impl<T: DeserializeOwned + schemars::JsonSchema> Param for T {}
 /// Called with each parameter type so that a missing trait is reported on it.
 pub const fn assert_param<T: Param>() {}
 
+/// Asserts, at the span of a `Context<T>` parameter's `T`, that a call
+/// context can supply it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a context value",
+    label = "a `Context` value must be `Clone + Send + Sync + 'static`",
+    note = "the value is cloned out of the caller's `CallContext` for each call"
+)]
+pub trait ContextValue: Clone + Send + Sync + 'static {}
+
+impl<T: Clone + Send + Sync + 'static> ContextValue for T {}
+
+/// Called with each context type so that a missing trait is reported on it.
+pub const fn assert_context<T: ContextValue>() {}
+
 /// A function's return type when it is written `Result<T, E>`.
 pub trait ToolResult {
     /// The success type.

@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod context;
 mod diagnose;
 mod error;
 mod plan;
@@ -18,6 +19,7 @@ mod toolbox;
 #[doc(hidden)]
 pub mod __private;
 
+pub use context::{CallContext, Context, ContextError};
 pub use error::{
     BindError, CallError, JsonType, Received, Violation, ViolationKind, PREVIEW_CHARS,
 };

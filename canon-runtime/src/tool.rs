@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::context::CallContext;
 use crate::error::{BindError, CallError};
 use crate::repair::Bound;
 use crate::spec::ToolSpec;
@@ -65,6 +66,18 @@ pub trait Tool: Send + Sync {
         &self,
         args: Self::Args,
     ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
+
+    /// Runs the tool on bound arguments with the caller's per-call
+    /// [`CallContext`]; a tool without [`Context`](crate::Context)
+    /// parameters ignores it.
+    fn run_with(
+        &self,
+        args: Self::Args,
+        context: &CallContext,
+    ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send {
+        let _ = context;
+        self.run(args)
+    }
 
     /// The tool's name, as the model calls it.
     fn name(&self) -> &str {

@@ -13,6 +13,7 @@ use futures_util::FutureExt;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::context::CallContext;
 use crate::error::BindError;
 use crate::repair::{Bound, Repair, RepairRule};
 use crate::spec::ToolSpec;
@@ -29,8 +30,13 @@ pub trait DynTool: Send + Sync {
     /// The tool's published description and binding plan.
     fn spec(&self) -> &ToolSpec;
 
-    /// Binds `args`, runs the tool and serializes its output.
-    fn invoke<'a>(&'a self, args: &'a Value) -> BoxFuture<'a, ToolOutcome>;
+    /// Binds `args`, runs the tool with the caller's `context` and
+    /// serializes its output.
+    fn invoke<'a>(
+        &'a self,
+        args: &'a Value,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutcome>;
 }
 
 impl<T: Tool> DynTool for T {
@@ -38,13 +44,17 @@ impl<T: Tool> DynTool for T {
         Tool::spec(self)
     }
 
-    fn invoke<'a>(&'a self, args: &'a Value) -> BoxFuture<'a, ToolOutcome> {
+    fn invoke<'a>(
+        &'a self,
+        args: &'a Value,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
             let Bound { args, repairs } = match self.bind(args) {
                 Ok(bound) => bound,
                 Err(error) => return ToolOutcome::Rejected(error),
             };
-            match self.run(args).await {
+            match self.run_with(args, context).await {
                 Ok(output) => match serde_json::to_value(output) {
                     Ok(output) => ToolOutcome::Ran { output, repairs },
                     Err(e) => ToolOutcome::Failed {
@@ -109,7 +119,7 @@ impl DynTool for JsonTool {
         &self.spec
     }
 
-    fn invoke<'a>(&'a self, args: &'a Value) -> BoxFuture<'a, ToolOutcome> {
+    fn invoke<'a>(&'a self, args: &'a Value, _: &'a CallContext) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
             let Bound { args, repairs } = match self.spec.bind_json(args) {
                 Ok(bound) => bound,
@@ -419,12 +429,18 @@ impl Toolbox {
     /// Executes one call. Never panics: a tool that panics is reported as
     /// failed.
     pub async fn call(&self, call: ToolCall) -> CallResult {
+        self.call_with(call, &CallContext::new()).await
+    }
+
+    /// Executes one call with the caller's per-call context (see
+    /// [`Context`](crate::Context)).
+    pub async fn call_with(&self, call: ToolCall, context: &CallContext) -> CallResult {
         let ToolCall {
             id,
             name,
             arguments,
         } = call;
-        let outcome = self.execute(&name, arguments).await;
+        let outcome = self.execute(&name, arguments, context).await;
         self.count(&name, &outcome);
         CallResult { id, name, outcome }
     }
@@ -432,7 +448,17 @@ impl Toolbox {
     /// Executes a batch of calls concurrently; the results keep the calls'
     /// order and ids. One bad call never stops the others.
     pub async fn call_batch(&self, calls: impl IntoIterator<Item = ToolCall>) -> Vec<CallResult> {
-        join_all(calls.into_iter().map(|call| self.call(call))).await
+        self.call_batch_with(calls, &CallContext::new()).await
+    }
+
+    /// [`call_batch`](Self::call_batch) with the caller's per-call context,
+    /// shared by the calls of the batch.
+    pub async fn call_batch_with(
+        &self,
+        calls: impl IntoIterator<Item = ToolCall>,
+        context: &CallContext,
+    ) -> Vec<CallResult> {
+        join_all(calls.into_iter().map(|call| self.call_with(call, context))).await
     }
 
     /// The call's result as the message a model expects.
@@ -446,7 +472,12 @@ impl Toolbox {
         self.stats.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
-    async fn execute(&self, name: &str, arguments: Arguments) -> ToolOutcome {
+    async fn execute(
+        &self,
+        name: &str,
+        arguments: Arguments,
+        context: &CallContext,
+    ) -> ToolOutcome {
         let Some(tool) = self.get(name) else {
             return self.no_such_tool(name);
         };
@@ -461,7 +492,9 @@ impl Toolbox {
                 Err(e) => return ToolOutcome::Rejected(tool.spec().malformed(&e)),
             },
         };
-        let invoked = AssertUnwindSafe(tool.invoke(&args)).catch_unwind().await;
+        let invoked = AssertUnwindSafe(tool.invoke(&args, context))
+            .catch_unwind()
+            .await;
         let mut outcome = match invoked {
             Ok(outcome) => outcome,
             Err(panic) => ToolOutcome::Failed {

@@ -13,30 +13,14 @@
 
 use std::hint::black_box;
 
-use canon::{tool, Tool};
+use canon::Tool;
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde::Deserialize;
 use serde_json::Value;
 
-/// Search code in the given data sources.
-#[tool]
-pub fn search_code(data_source_names: Vec<String>, query: String, limit: Option<u32>) -> usize {
-    data_source_names.len() + query.len() + limit.unwrap_or(0) as usize
-}
+mod common;
 
-/// The same arguments as a plain serde struct.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)]
-struct Strict {
-    data_source_names: Vec<String>,
-    query: String,
-    limit: Option<u32>,
-}
-
-const VALID: &str =
-    r#"{"data_source_names": ["dotnet/eshop", "dotnet/runtime"], "query": "basket", "limit": 10}"#;
-const NEAR_MISS: &str = r#"{"data_source_names": "dotnet/eshop", "query": "basket", "limit": 10}"#;
+use common::{SearchCode, Strict, NEAR_MISS, VALID};
 
 /// The way to do it without canon: rewrite a `Value` tree, then bind it.
 fn middleware(text: &str, schema: &Value) -> Result<Strict, serde_json::Error> {

@@ -1,8 +1,8 @@
 //! The `#[tool]` attribute of canon. Use it through the `canon` crate.
 //!
-//! The crate is split the way the work flows: [`attr`] parses the
-//! attribute, [`check`] validates the function, [`model`] describes it and
-//! [`expand`] generates code. Every problem found is reported, each on its
+//! The crate is split the way the work flows: `attr` parses the
+//! attributes, `check` validates the function, `model` describes it and
+//! `expand` generates code (`methods` does the same for impl blocks). Every problem found is reported, each on its
 //! own token, in one compile error.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -41,11 +41,10 @@ proptest! {
 
     #[test]
     fn arbitrary_text_binds_or_is_rejected(text in "\\PC{0,64}") {
-        for result in [SearchCode.bind_str(&text).err(), Survey.bind_str(&text).err()] {
-            if let Some(error) = result {
-                prop_assert!(!error.violations().is_empty());
-                prop_assert!(error.to_string().starts_with("The call to `"));
-            }
+        let errors = [SearchCode.bind_str(&text).err(), Survey.bind_str(&text).err()];
+        for error in errors.into_iter().flatten() {
+            prop_assert!(!error.violations().is_empty());
+            prop_assert!(error.to_string().starts_with("The call to `"));
         }
     }
 

@@ -52,7 +52,8 @@
 //! - A string `s` there becomes `[s]`, recorded as a [`Repair`] with rule
 //!   [`RepairRule::ScalarToArray`] and emitted as a `tracing` event (target
 //!   `canon::repair`; tool, pointer and rule, never the value).
-//! - A blank string, or one holding the text of a JSON array, is not wrapped:
+//! - A blank string, or one holding the text of a list (a JSON array, or a
+//!   list literal such as `['a', 'b']`), is not wrapped:
 //!   it is a violation, with what to send instead.
 //! - Nothing else changes: no comma splitting, no number/bool/string
 //!   coercion, no null-to-empty, no renaming.

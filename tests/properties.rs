@@ -179,12 +179,19 @@ fn string_arrays(value: &Value) -> Vec<String> {
     out
 }
 
-/// True for strings the rule wraps: not blank, not the text of a JSON array.
+/// True for strings the rule wraps: not blank, not the text of a list. The
+/// generated strings use only `[a-z0-9/~ [],"]`, so a list is JSON array
+/// text, possibly with one trailing comma after an item.
 fn wrappable(s: &str) -> bool {
     let t = s.trim();
-    let array_text =
-        t.starts_with('[') && serde_json::from_str::<Value>(t).is_ok_and(|v| v.is_array());
-    !t.is_empty() && !array_text
+    let json = |t: &str| serde_json::from_str::<Value>(t).is_ok_and(|v| v.is_array());
+    let trailing_comma = t
+        .strip_suffix(']')
+        .map(str::trim_end)
+        .and_then(|t| t.strip_suffix(','))
+        .filter(|t| !t.trim_end().ends_with(['[', ',']))
+        .is_some_and(|t| json(&format!("{t}]")));
+    !t.is_empty() && !(t.starts_with('[') && (json(t) || trailing_comma))
 }
 
 fn spec() -> &'static ToolSpec {

@@ -106,13 +106,33 @@ fn blank_strings_and_json_array_text_are_not_wrapped() {
     assert_eq!(text.kind, ViolationKind::JsonText);
     assert_eq!(
         text.message,
-        "expected an array of strings, got a string holding the text of a JSON array; \
+        "expected an array of strings, got a string holding the text of a list; \
          send the array itself, not a string"
     );
     assert_eq!(
         text.received.as_ref().unwrap().preview,
         r#""[\"a\", \"b\"]""#
     );
+}
+
+#[test]
+fn list_literal_text_is_refused_like_json_array_text() {
+    // Seen in captured calls: the text of a Python list, never parsed.
+    for text in ["['I', 'V', 'vi', 'IV']", "[\"a\"]", " [] ", "['a', 'b',]"] {
+        let error = reject(json!({"data_source_names": text, "query": "q"}));
+        let [v] = error.violations() else {
+            panic!("{text}")
+        };
+        assert_eq!(v.kind, ViolationKind::JsonText, "{text}");
+        assert_eq!(v.pointer, "/data_source_names");
+    }
+    // Brackets that do not make a list are ordinary text.
+    for text in ["[draft] notes", "[wip]", "[05]"] {
+        let bound = SearchCode
+            .bind(&json!({"data_source_names": text, "query": "q"}))
+            .unwrap();
+        assert_eq!(bound.args.data_source_names, [text]);
+    }
 }
 
 #[test]

@@ -106,7 +106,7 @@ fn refused_string(schema: &Value, value: &Value, at: String, verdict: Verdict) -
         _ => (
             ViolationKind::JsonText,
             format!(
-                "expected {expected}, got a string holding the text of a JSON array; send the array itself, not a string"
+                "expected {expected}, got a string holding the text of a list; send the array itself, not a string"
             ),
         ),
     };

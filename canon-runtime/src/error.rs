@@ -27,8 +27,9 @@ pub enum ViolationKind {
     /// A blank string where the schema says array of strings; canon does not
     /// guess whether `[]` or `[""]` was meant.
     BlankString,
-    /// A string holding the text of a JSON array where the schema says array:
-    /// the array itself must be sent, not its text.
+    /// A string holding the text of a list (a JSON array, or a list literal
+    /// such as `['a', 'b']`) where the schema says array: the array itself
+    /// must be sent, not its text.
     JsonText,
     /// A value of the right type that breaks a constraint (range, length,
     /// pattern, format, item count, uniqueness).

@@ -5,6 +5,9 @@ use syn::{FnArg, ItemFn, Pat, Type};
 
 use crate::errors::Errors;
 
+/// Why an `unsafe fn` cannot be a tool.
+const UNSAFE_FN: &str = "canon forbids a tool that is an `unsafe fn`: it is called with arguments chosen by a model; keep unsafe code inside a safe function";
+
 /// Where the function stands: free, or a method in a `#[canon::tools]` impl.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Place {
@@ -22,11 +25,7 @@ pub(crate) fn signature(func: &ItemFn, place: Place, errors: &mut Errors) {
         );
     }
     if let Some(unsafety) = &sig.unsafety {
-        errors.spanned(
-            unsafety,
-            "a tool cannot be an `unsafe fn`: canon calls it with arguments chosen by a model; \
-             keep the unsafe code inside a safe function",
-        );
+        errors.spanned(unsafety, UNSAFE_FN);
     }
     if !sig.generics.params.is_empty() {
         errors.spanned(

@@ -40,7 +40,7 @@ use crate::model::ToolFn;
 /// parameter is `name: Type` with `Type: Deserialize + JsonSchema` owned.
 ///
 /// Compile errors, each on its own token and all reported together: generic
-/// functions, `where` clauses, `self`, `unsafe fn`, patterns other than a
+/// functions, `where` clauses, `self`, an `unsafe fn` (canon forbids it), patterns other than a
 /// plain name, `impl Trait` or reference parameters, attributes other than
 /// doc comments on parameters, unknown, duplicate or malformed keys, and
 /// items other than functions.

@@ -5,7 +5,7 @@ use syn::{FnArg, ItemFn, Pat, Type};
 
 use crate::errors::Errors;
 
-/// Why an `unsafe fn` cannot be a tool.
+/// Why canon forbids a tool that is an `unsafe fn`.
 const UNSAFE_FN: &str = "canon forbids a tool that is an `unsafe fn`: it is called with arguments chosen by a model; keep unsafe code inside a safe function";
 
 /// Where the function stands: free, or a method in a `#[canon::tools]` impl.

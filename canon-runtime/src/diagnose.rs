@@ -244,16 +244,24 @@ fn constraint(kind: &ValidationErrorKind) -> Option<String> {
     })
 }
 
+/// The candidate most like `name`, if one is close enough to be what was
+/// meant (Jaro-Winkler similarity of at least 0.75).
+pub(crate) fn closest<'c>(
+    name: &str,
+    candidates: impl Iterator<Item = &'c str>,
+) -> Option<&'c str> {
+    candidates
+        .map(|c| (strsim::jaro_winkler(name, c), c))
+        .filter(|(score, _)| *score >= 0.75)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
 /// `what` is the word for a member, singular and plural.
 fn unknown_message(what: (&str, &str), name: &str, known: &[&str]) -> String {
     let (one, many) = what;
-    let closest = known
-        .iter()
-        .map(|k| (strsim::jaro_winkler(name, k), *k))
-        .filter(|(score, _)| *score >= 0.75)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    match (closest, known) {
-        (Some((_, k)), _) => format!("unknown {one}; did you mean `{k}`?"),
+    match (closest(name, known.iter().copied()), known) {
+        (Some(k), _) => format!("unknown {one}; did you mean `{k}`?"),
         (None, []) if one == "parameter" => {
             "unknown parameter; this tool takes no parameters".into()
         }

@@ -513,12 +513,8 @@ impl Toolbox {
 
     fn no_such_tool(&self, name: &str) -> ToolOutcome {
         let available: Vec<String> = self.specs().map(|s| s.name().to_owned()).collect();
-        let closest = available
-            .iter()
-            .map(|n| (strsim::jaro_winkler(name, n), n))
-            .filter(|(score, _)| *score >= 0.75)
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, n)| n.clone());
+        let closest =
+            crate::diagnose::closest(name, available.iter().map(String::as_str)).map(str::to_owned);
         tracing::warn!(target: "canon::reject", tool = %name, "no such tool");
         ToolOutcome::NoSuchTool {
             name: name.to_owned(),

@@ -96,8 +96,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let target = Target::Method { self_ty: &self_ty };
     let mut generated = Vec::new();
     let mut units = Vec::new();
-    for (attr, func) in &found {
-        let model = ToolFn::new_method(attr, func);
+    for (attr, func) in found {
+        let model = ToolFn::new(attr, &func);
         units.push(expand::unit_name(&model, &target));
         generated.push(expand::tool(&model, &target));
     }

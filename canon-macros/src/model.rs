@@ -44,18 +44,7 @@ pub(crate) enum Output {
 }
 
 impl ToolFn {
-    /// Builds the model of a method that passed validation.
-    pub(crate) fn new_method(attr: &ToolAttr, func: &ItemFn) -> ToolFn {
-        Self::new(
-            ToolAttr {
-                name: attr.name.clone(),
-                description: attr.description.clone(),
-            },
-            func,
-        )
-    }
-
-    /// Builds the model of a function that passed validation.
+    /// Builds the model of a function or method that passed validation.
     pub(crate) fn new(attr: ToolAttr, func: &ItemFn) -> ToolFn {
         let ident = func.sig.ident.clone();
         let name = match &attr.name {

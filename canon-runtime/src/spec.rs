@@ -232,10 +232,10 @@ impl ToolSpec {
     #[cold]
     #[inline(never)]
     fn reject_text<A: DeserializeOwned>(&self, text: &str) -> BindError {
-        self.reject(match serde_json::from_str::<Value>(text) {
-            Ok(value) => diagnose::violations::<A>(self, &value),
-            Err(e) => vec![diagnose::malformed(&e)],
-        })
+        match serde_json::from_str::<Value>(text) {
+            Ok(value) => self.reject(diagnose::violations::<A>(self, &value)),
+            Err(e) => self.malformed(&e),
+        }
     }
 
     /// The rejection of arguments text that is not JSON.

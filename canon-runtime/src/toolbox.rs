@@ -37,6 +37,22 @@ pub trait DynTool: Send + Sync {
         args: &'a Value,
         context: &'a CallContext,
     ) -> BoxFuture<'a, ToolOutcome>;
+
+    /// [`invoke`](Self::invoke) for arguments given as JSON text. A tool
+    /// with a Rust arguments type binds the text in one pass; the default
+    /// parses it into a `Value` first.
+    fn invoke_text<'a>(
+        &'a self,
+        text: &'a str,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async move {
+            match serde_json::from_str::<Value>(text) {
+                Ok(value) => self.invoke(&value, context).await,
+                Err(e) => ToolOutcome::Rejected(self.spec().malformed(&e)),
+            }
+        })
+    }
 }
 
 impl<T: Tool> DynTool for T {
@@ -49,23 +65,38 @@ impl<T: Tool> DynTool for T {
         args: &'a Value,
         context: &'a CallContext,
     ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(async move {
-            let Bound { args, repairs } = match self.bind(args) {
-                Ok(bound) => bound,
-                Err(error) => return ToolOutcome::Rejected(error),
-            };
-            match self.run_with(args, context).await {
-                Ok(output) => match serde_json::to_value(output) {
-                    Ok(output) => ToolOutcome::Ran { output, repairs },
-                    Err(e) => ToolOutcome::Failed {
-                        message: format!("its output could not be serialized: {e}"),
-                    },
-                },
-                Err(e) => ToolOutcome::Failed {
-                    message: e.to_string(),
-                },
-            }
-        })
+        Box::pin(run_bound(self, self.bind(args), context))
+    }
+
+    fn invoke_text<'a>(
+        &'a self,
+        text: &'a str,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(run_bound(self, self.bind_str(text), context))
+    }
+}
+
+/// Runs a tool on arguments it has bound, or reports why they were not.
+async fn run_bound<T: Tool>(
+    tool: &T,
+    bound: Result<Bound<T::Args>, BindError>,
+    context: &CallContext,
+) -> ToolOutcome {
+    let Bound { args, repairs } = match bound {
+        Ok(bound) => bound,
+        Err(error) => return ToolOutcome::Rejected(error),
+    };
+    match tool.run_with(args, context).await {
+        Ok(output) => match serde_json::to_value(output) {
+            Ok(output) => ToolOutcome::Ran { output, repairs },
+            Err(e) => ToolOutcome::Failed {
+                message: format!("its output could not be serialized: {e}"),
+            },
+        },
+        Err(e) => ToolOutcome::Failed {
+            message: e.to_string(),
+        },
     }
 }
 
@@ -481,20 +512,16 @@ impl Toolbox {
         let Some(tool) = self.get(name) else {
             return self.no_such_tool(name);
         };
-        let (args, empty) = match arguments {
-            Arguments::Json(Value::Null) => (Value::Object(Default::default()), true),
-            Arguments::Json(value) => (value, false),
+        let empty_object = Value::Object(Default::default());
+        let (invocation, empty) = match &arguments {
+            Arguments::Json(Value::Null) => (tool.invoke(&empty_object, context), true),
+            Arguments::Json(value) => (tool.invoke(value, context), false),
             Arguments::Text(text) if text.trim().is_empty() || text.trim() == "null" => {
-                (Value::Object(Default::default()), true)
+                (tool.invoke(&empty_object, context), true)
             }
-            Arguments::Text(text) => match serde_json::from_str::<Value>(&text) {
-                Ok(value) => (value, false),
-                Err(e) => return ToolOutcome::Rejected(tool.spec().malformed(&e)),
-            },
+            Arguments::Text(text) => (tool.invoke_text(text, context), false),
         };
-        let invoked = AssertUnwindSafe(tool.invoke(&args, context))
-            .catch_unwind()
-            .await;
+        let invoked = AssertUnwindSafe(invocation).catch_unwind().await;
         let mut outcome = match invoked {
             Ok(outcome) => outcome,
             Err(panic) => ToolOutcome::Failed {

@@ -1,4 +1,5 @@
-//! The grammar of `#[tool(...)]` (`name = "..."`, `description = "..."`) and
+//! The grammar of `#[tool(...)]` (`name = "..."`, `description = "..."`,
+//! `repair(rule, ...)`) and
 //! of `#[arg(...)]` on a parameter (`rename = "..."`, `description = "..."`,
 //! `default = expr`).
 
@@ -9,13 +10,18 @@ use syn::{Expr, ExprLit, Lit, LitStr, Meta, Token};
 use crate::errors::Errors;
 
 /// The keys `#[tool(...)]` takes.
-const KEYS: &[&str] = &["name", "description"];
+const KEYS: &[&str] = &["name", "description", "repair"];
+
+/// The opt-in rules `repair(...)` takes (the core rule always applies).
+const RULES: &[&str] = &["json_text", "number_text", "bool_text", "null_as_absent"];
 
 /// What `#[tool(...)]` says.
 #[derive(Default)]
 pub(crate) struct ToolAttr {
     pub(crate) name: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
+    /// The opt-in rules named in `repair(...)`, in order, each once.
+    pub(crate) repair: Vec<syn::Ident>,
 }
 
 impl ToolAttr {
@@ -37,6 +43,10 @@ impl ToolAttr {
                 );
                 continue;
             };
+            if ident == "repair" {
+                attr.parse_repair(&meta, errors);
+                continue;
+            }
             let slot = match ident.as_str() {
                 "name" => &mut attr.name,
                 "description" => &mut attr.description,
@@ -75,6 +85,68 @@ impl ToolAttr {
         }
         attr
     }
+
+    /// `repair(json_text, number_text)`: each an opt-in rule, given once.
+    fn parse_repair(&mut self, meta: &Meta, errors: &mut Errors) {
+        let Meta::List(list) = meta else {
+            errors.spanned(
+                meta,
+                format!("expected `repair(rule, ...)` with rules among {}", rule_list()),
+            );
+            return;
+        };
+        let rules = match Punctuated::<syn::Ident, Token![,]>::parse_terminated
+            .parse2(list.tokens.clone())
+        {
+            Ok(rules) => rules,
+            Err(e) => {
+                errors.push(syn::Error::new(
+                    e.span(),
+                    format!("`repair(...)` takes rule names: {}", rule_list()),
+                ));
+                return;
+            }
+        };
+        if rules.is_empty() {
+            errors.spanned(
+                meta,
+                format!("`repair()` names no rule; name some of {} or remove it", rule_list()),
+            );
+        }
+        for rule in rules {
+            let name = rule.to_string();
+            if name == "scalar_to_array" {
+                errors.spanned(
+                    &rule,
+                    "`scalar_to_array` always applies; `repair(...)` lists only opt-in rules",
+                );
+            } else if !RULES.contains(&name.as_str()) {
+                let hint = match closest(RULES, &name) {
+                    Some(k) => format!("; did you mean `{k}`?"),
+                    None => String::new(),
+                };
+                errors.spanned(
+                    &rule,
+                    format!(
+                        "`{name}` is not a repair rule{hint} (rules: {})",
+                        rule_list()
+                    ),
+                );
+            } else if self.repair.contains(&rule) {
+                errors.spanned(&rule, format!("duplicate rule `{name}`: give it once"));
+            } else {
+                self.repair.push(rule);
+            }
+        }
+    }
+}
+
+fn rule_list() -> String {
+    RULES
+        .iter()
+        .map(|r| format!("`{r}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The keys `#[arg(...)]` takes.

@@ -44,6 +44,7 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         ident,
         name,
         description,
+        repair,
         is_async,
         params,
         contexts,
@@ -188,24 +189,28 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
                 SPEC.get_or_init(|| {
                     #[allow(unused_imports)]
                     use ::canon::__private::{NoOutputSchema as _, OutputSchemaOf as _};
-                    ::canon::ToolSpec::of::<#args>(#name, #description).with_output_schema(
-                        (&::canon::__private::Probe::<#output_ty>::new()).output_schema(),
-                    )
+                    ::canon::ToolSpec::of::<#args>(#name, #description)
+                        .with_output_schema(
+                            (&::canon::__private::Probe::<#output_ty>::new()).output_schema(),
+                        )
+                        .with_policy(::canon::Policy::DEFAULT #(.with(::canon::RepairRule::#repair))*)
                 })
             }
 
-            fn bind(
+            fn bind_with(
                 &self,
                 args: &::canon::__private::serde_json::Value,
+                policy: ::canon::Policy,
             ) -> ::core::result::Result<::canon::Bound<#args>, ::canon::BindError> {
-                self.spec().bind_args(args)
+                self.spec().bind_args(args, policy)
             }
 
-            fn bind_str(
+            fn bind_str_with(
                 &self,
                 args: &str,
+                policy: ::canon::Policy,
             ) -> ::core::result::Result<::canon::Bound<#args>, ::canon::BindError> {
-                self.spec().bind_args_str(args)
+                self.spec().bind_args_str(args, policy)
             }
 
             #run

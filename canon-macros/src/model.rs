@@ -12,6 +12,8 @@ pub(crate) struct ToolFn {
     pub(crate) ident: Ident,
     pub(crate) name: String,
     pub(crate) description: String,
+    /// The opt-in repair rules, as `RepairRule` variant names.
+    pub(crate) repair: Vec<Ident>,
     pub(crate) is_async: bool,
     /// The parameters that are properties of the arguments object.
     pub(crate) params: Vec<Param>,
@@ -95,6 +97,16 @@ impl ToolFn {
             ident,
             name,
             description,
+            repair: attr
+                .repair
+                .iter()
+                .map(|rule| {
+                    let variant = heck::ToUpperCamelCase::to_upper_camel_case(
+                        rule.to_string().as_str(),
+                    );
+                    Ident::new(&variant, rule.span())
+                })
+                .collect(),
             is_async: func.sig.asyncness.is_some(),
             params,
             contexts,

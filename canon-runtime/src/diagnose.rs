@@ -30,45 +30,74 @@ pub(crate) fn violations<T: DeserializeOwned>(spec: &ToolSpec, value: &Value) ->
     };
     let (_, refused) = ctx.into_parts();
     let schema = spec.input_schema();
+    let mut out = explain(schema, spec.validator(), &repaired, refused);
+    if out.is_empty() {
+        out.push(rust_type_violation::<T>(schema, value, &repaired));
+    }
+    out
+}
+
+/// The violations of `repaired` (a call with the rules applied) against
+/// `schema`, with the strings the core rule refused at `refused`, sorted by
+/// pointer. Empty when the schema accepts `repaired` and nothing was
+/// refused.
+pub(crate) fn explain(
+    schema: &Value,
+    validator: Option<&jsonschema::Validator>,
+    repaired: &Value,
+    refused: Vec<(String, Verdict)>,
+) -> Vec<Violation> {
     let mut out: Vec<Violation> = refused
         .into_iter()
-        .map(|(at, verdict)| refused_string(schema, &repaired, at, verdict))
+        .map(|(at, verdict)| refused_string(schema, repaired, at, verdict))
         .collect();
     let refused_at: Vec<String> = out.iter().map(|v| v.pointer.clone()).collect();
-    if let Some(validator) = spec.validator() {
-        for error in validator.iter_errors(&repaired) {
-            convert(schema, &repaired, &error, &mut out);
+    if let Some(validator) = validator {
+        for error in validator.iter_errors(repaired) {
+            convert(schema, repaired, &error, &mut out);
         }
     }
     dedup_refused(&mut out, &refused_at);
-    if out.is_empty() {
-        out.push(match serde_path_to_error::deserialize::<_, T>(&repaired) {
-            Err(e) => {
-                let at = serde_pointer(e.path());
-                let received = repaired.pointer(&at).map(Received::of);
-                let expected = schema_at(schema, &at)
-                    .map(|s| describe(schema, s))
-                    .unwrap_or_else(|| "a value this tool accepts".to_owned());
-                Violation::new(
-                    at,
-                    ViolationKind::Invalid,
-                    expected,
-                    received,
-                    strip_position(&e.into_inner().to_string()),
-                )
-            }
-            Ok(_) => Violation::new(
-                "",
-                ViolationKind::Invalid,
-                "arguments this tool accepts",
-                Some(Received::of(value)),
-                "the arguments could not be bound",
-            ),
-        });
-    }
     out.sort_by(|a, b| a.pointer.cmp(&b.pointer));
     out.dedup();
     out
+}
+
+/// What the Rust type `T` refuses in `repaired`, which the schema accepts.
+fn rust_type_violation<T: DeserializeOwned>(
+    schema: &Value,
+    value: &Value,
+    repaired: &Value,
+) -> Violation {
+    match serde_path_to_error::deserialize::<_, T>(repaired) {
+        Err(e) => {
+            let at = serde_pointer(e.path());
+            let received = repaired.pointer(&at).map(Received::of);
+            let expected = schema_at(schema, &at)
+                .map(|s| describe(schema, s))
+                .unwrap_or_else(|| "a value this tool accepts".to_owned());
+            Violation::new(
+                at,
+                ViolationKind::Invalid,
+                expected,
+                received,
+                strip_position(&e.into_inner().to_string()),
+            )
+        }
+        Ok(_) => Violation::new(
+            "",
+            ViolationKind::Invalid,
+            "arguments this tool accepts",
+            Some(Received::of(value)),
+            "the arguments could not be bound",
+        ),
+    }
+}
+
+/// The violation for a call the schema accepts (once repaired) but the
+/// Rust type `T` does not.
+pub(crate) fn rust_type<T: DeserializeOwned>(schema: &Value, repaired: &Value) -> Vec<Violation> {
+    vec![rust_type_violation::<T>(schema, repaired, repaired)]
 }
 
 /// At a refused position, the validator's type error says less than ours.

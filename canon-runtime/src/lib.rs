@@ -4,14 +4,18 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod canonical;
+mod check;
 mod context;
 mod diagnose;
 mod error;
 mod plan;
 mod pointer;
+mod policy;
 mod repair;
 mod rule;
 mod spec;
+mod telemetry;
 mod tolerant;
 mod tool;
 mod toolbox;
@@ -19,11 +23,13 @@ mod toolbox;
 #[doc(hidden)]
 pub mod __private;
 
+pub use canonical::{Canonicalizer, CanonicalizerOptions, SchemaError};
 pub use context::{CallContext, Context, ContextError};
 pub use error::{
     BindError, CallError, JsonType, Received, Violation, ViolationKind, PREVIEW_CHARS,
 };
 pub use plan::Plan;
+pub use policy::{Policy, UnknownRule};
 pub use repair::{Bound, Repair, RepairRule};
 pub use spec::ToolSpec;
 pub use tool::Tool;

@@ -12,6 +12,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
 
+use crate::policy::Policy;
+use crate::repair::RepairRule;
+
 /// Schemas nested deeper than this (without going through a `$ref`) are
 /// treated as "accepts anything": no position below them is tolerant.
 const MAX_SCHEMA_DEPTH: usize = 128;
@@ -25,6 +28,9 @@ pub(crate) type NodeId = u32;
 pub(crate) struct Node {
     /// A JSON string here is bound as a one-element array.
     pub(crate) wrap_string: bool,
+    /// What the opt-in rules may make of a string here (`TEXT_*` bits);
+    /// zero unless the plan was compiled with those rules.
+    pub(crate) text: u8,
     /// Named properties, sorted by name.
     pub(crate) properties: Vec<Property>,
     /// Bit `len % 64` is set for the length of each name in `properties`:
@@ -52,6 +58,13 @@ impl Node {
 }
 
 impl Node {
+    /// The declared property `key`, if it leads to a tolerant position (or
+    /// may be dropped when `null`).
+    #[inline]
+    pub(crate) fn property(&self, key: &str) -> Option<&Property> {
+        self.property_index(key).map(|i| &self.properties[i])
+    }
+
     /// The index in `properties` of the declared property `key`.
     #[inline(always)]
     pub(crate) fn property_index(&self, key: &str) -> Option<usize> {
@@ -76,6 +89,32 @@ pub(crate) struct Property {
     /// than at every repair.
     pub(crate) token: Box<str>,
     pub(crate) id: NodeId,
+    /// `null` here may be read as the property being absent: it is optional
+    /// and its schema does not admit `null` (only with `null_as_absent`).
+    pub(crate) drop_null: bool,
+}
+
+/// A string here may be JSON array text to parse.
+pub(crate) const TEXT_ARRAY: u8 = 1;
+/// A string here may be JSON object text to parse.
+pub(crate) const TEXT_OBJECT: u8 = 2;
+/// A string here may be a number (any number).
+pub(crate) const TEXT_NUMBER: u8 = 4;
+/// A string here may be an integral number.
+pub(crate) const TEXT_INTEGER: u8 = 8;
+/// A string here may be `"true"` or `"false"`.
+pub(crate) const TEXT_BOOL: u8 = 16;
+
+/// JSON types a schema admits, as bits.
+mod ty {
+    pub(super) const STRING: u8 = 1;
+    pub(super) const NUMBER: u8 = 2;
+    pub(super) const INTEGER: u8 = 4;
+    pub(super) const BOOLEAN: u8 = 8;
+    pub(super) const NULL: u8 = 16;
+    pub(super) const ARRAY: u8 = 32;
+    pub(super) const OBJECT: u8 = 64;
+    pub(super) const ALL: u8 = 127;
 }
 
 #[inline(always)]
@@ -131,13 +170,36 @@ impl Plan {
     /// levels, keywords of unexpected types) are treated as accepting
     /// anything, so no position under them is tolerant.
     pub fn compile(schema: &Value) -> Plan {
+        Plan::compile_with(schema, Policy::DEFAULT)
+    }
+
+    /// Compiles the positions where the rules of `policy` may apply: the
+    /// core rule's tolerant positions, and for each opt-in rule the
+    /// positions whose schema says so (`json_text` where an array or object
+    /// and no string is admitted, `number_text` where a number and no
+    /// string, `bool_text` where a boolean and no string, `null_as_absent`
+    /// for optional properties that do not admit `null`).
+    ///
+    /// ```
+    /// use canon::{Plan, Policy, RepairRule};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({
+    ///     "type": "object",
+    ///     "properties": {"limit": {"type": "integer"}, "q": {"type": "string"}}
+    /// });
+    /// assert!(Plan::compile(&schema).is_empty());
+    /// let plan = Plan::compile_with(&schema, Policy::DEFAULT.with(RepairRule::NumberText));
+    /// assert_eq!(plan.positions(), vec!["/limit"]);
+    /// ```
+    pub fn compile_with(schema: &Value, policy: Policy) -> Plan {
         let mut compiler = Compiler {
             root: schema,
             raws: Vec::new(),
             refs: HashMap::new(),
         };
         let root = compiler.schema(schema, 0);
-        compiler.finish(root)
+        compiler.finish(root, policy)
     }
 
     /// True when the schema has no tolerant position: binding is then plain
@@ -168,7 +230,7 @@ impl Plan {
         }
         on_path.push(id);
         let node = self.node(id);
-        if node.wrap_string {
+        if node.wrap_string || node.text != 0 {
             out.push(if at.is_empty() {
                 "/".into()
             } else {
@@ -177,6 +239,9 @@ impl Plan {
         }
         for property in &node.properties {
             let token = &property.token;
+            if property.drop_null {
+                out.push(format!("{at}/{token}"));
+            }
             self.collect(property.id, format!("{at}/{token}"), on_path, out);
         }
         if let Some(child) = node.additional {
@@ -202,6 +267,11 @@ impl Plan {
             .collect()
     }
 
+    /// The root node's id, if any position is tolerant.
+    pub(crate) fn root_id(&self) -> Option<NodeId> {
+        self.root
+    }
+
     /// The root node, if any position is tolerant.
     #[inline(always)]
     pub(crate) fn root(&self) -> Option<&Node> {
@@ -218,9 +288,12 @@ impl Plan {
 #[derive(Default)]
 struct Shape {
     accepts_string: bool,
+    /// The JSON types admitted (`ty` bits).
+    types: u8,
     string_array: bool,
     items: Option<usize>,
     properties: Vec<(String, usize)>,
+    required: Vec<String>,
     additional: Option<usize>,
 }
 
@@ -246,6 +319,7 @@ impl<'s> Compiler<'s> {
     fn anything(&mut self) -> usize {
         self.push(Raw::Shape(Shape {
             accepts_string: true,
+            types: ty::ALL,
             ..Shape::default()
         }))
     }
@@ -320,8 +394,16 @@ impl<'s> Compiler<'s> {
         let is_array = types.as_ref().is_some_and(|t| t.contains("array"));
         let mut shape = Shape {
             accepts_string,
+            types: admitted(schema, types.as_ref()),
             ..Shape::default()
         };
+        if let Some(Value::Array(required)) = schema.get("required") {
+            shape.required = required
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+        }
         if let Some(items) = schema.get("items") {
             if items.is_object() {
                 shape.string_array = is_array
@@ -384,9 +466,11 @@ impl<'s> Compiler<'s> {
 
     /// Merges unions into plan nodes (a subset construction over shapes),
     /// then prunes everything that leads to no tolerant position.
-    fn finish(self, root: usize) -> Plan {
+    fn finish(self, root: usize, policy: Policy) -> Plan {
         let mut builder = Builder {
             raws: &self.raws,
+            policy,
+            accepts: Vec::new(),
             sets: BTreeMap::new(),
             nodes: Vec::new(),
             children: Vec::new(),
@@ -402,6 +486,9 @@ impl<'s> Compiler<'s> {
 
 struct Builder<'r> {
     raws: &'r [Raw],
+    policy: Policy,
+    /// The JSON types each node admits.
+    accepts: Vec<u8>,
     sets: BTreeMap<BTreeSet<usize>, NodeId>,
     nodes: Vec<Node>,
     /// Unpruned children of each node: properties, additional, items.
@@ -411,7 +498,8 @@ struct Builder<'r> {
 
 #[derive(Default)]
 struct Children {
-    properties: Vec<(Box<str>, NodeId)>,
+    /// Name, node, and whether the property is optional everywhere.
+    properties: Vec<(Box<str>, NodeId, bool)>,
     additional: Option<NodeId>,
     items: Option<NodeId>,
 }
@@ -442,6 +530,7 @@ impl Builder<'_> {
         }
         let id = self.nodes.len() as NodeId;
         self.nodes.push(Node::default());
+        self.accepts.push(0);
         self.children.push(Children::default());
         self.sets.insert(set.clone(), id);
         self.queue.push((id, set));
@@ -465,8 +554,30 @@ impl Builder<'_> {
 
     fn fill(&mut self, id: NodeId, set: &BTreeSet<usize>) {
         let shapes: Vec<&Shape> = set.iter().map(|&s| self.shape(s)).collect();
-        let wrap_string =
-            shapes.iter().any(|s| s.string_array) && !shapes.iter().any(|s| s.accepts_string);
+        let accepts_string = shapes.iter().any(|s| s.accepts_string);
+        let wrap_string = self.policy.contains(RepairRule::ScalarToArray)
+            && shapes.iter().any(|s| s.string_array)
+            && !accepts_string;
+        let types = shapes.iter().fold(0, |t, s| t | s.types);
+        let mut text = 0;
+        if !accepts_string {
+            let on = |rule| self.policy.contains(rule);
+            if on(RepairRule::JsonText) && types & ty::ARRAY != 0 {
+                text |= TEXT_ARRAY;
+            }
+            if on(RepairRule::JsonText) && types & ty::OBJECT != 0 {
+                text |= TEXT_OBJECT;
+            }
+            if on(RepairRule::NumberText) && types & ty::NUMBER != 0 {
+                text |= TEXT_NUMBER;
+            }
+            if on(RepairRule::NumberText) && types & ty::INTEGER != 0 {
+                text |= TEXT_INTEGER;
+            }
+            if on(RepairRule::BoolText) && types & ty::BOOLEAN != 0 {
+                text |= TEXT_BOOL;
+            }
+        }
         let keys: BTreeSet<&str> = shapes
             .iter()
             .flat_map(|s| s.properties.iter().map(|(k, _)| k.as_str()))
@@ -480,15 +591,18 @@ impl Builder<'_> {
                     None => s.additional,
                 })
                 .collect();
-            property_sets.push((key.to_owned(), self.union(members)));
+            let optional = !shapes.iter().any(|s| s.required.iter().any(|r| r == key));
+            property_sets.push((key.to_owned(), self.union(members), optional));
         }
         let additional = self.union(shapes.iter().filter_map(|s| s.additional));
         let items = self.union(shapes.iter().filter_map(|s| s.items));
 
         let mut children = Children::default();
-        for (key, set) in property_sets {
+        for (key, set, optional) in property_sets {
             let child = self.intern(set);
-            children.properties.push((key.into_boxed_str(), child));
+            children
+                .properties
+                .push((key.into_boxed_str(), child, optional));
         }
         if !additional.is_empty() {
             children.additional = Some(self.intern(additional));
@@ -497,13 +611,31 @@ impl Builder<'_> {
             children.items = Some(self.intern(items));
         }
         self.nodes[id as usize].wrap_string = wrap_string;
+        self.nodes[id as usize].text = text;
+        self.accepts[id as usize] = types;
         self.children[id as usize] = children;
     }
 
     fn prune(mut self, root: NodeId) -> Plan {
-        // relevant = wraps a string here, or some child is relevant; the
+        // A property may be dropped when `null` if it is optional and its
+        // schema does not admit `null`.
+        let null_as_absent = self.policy.contains(RepairRule::NullAsAbsent);
+        let accepts = std::mem::take(&mut self.accepts);
+        let drop_null = |child: NodeId, optional: bool| {
+            null_as_absent && optional && accepts[child as usize] & ty::NULL == 0
+        };
+        // relevant = a rule applies here, or some child is relevant; the
         // graph may be cyclic, so iterate to a fixpoint.
-        let mut relevant: Vec<bool> = self.nodes.iter().map(|n| n.wrap_string).collect();
+        let mut relevant: Vec<bool> = self
+            .nodes
+            .iter()
+            .zip(&self.children)
+            .map(|(n, c)| {
+                n.wrap_string
+                    || n.text != 0
+                    || c.properties.iter().any(|(_, id, opt)| drop_null(*id, *opt))
+            })
+            .collect();
         loop {
             let mut changed = false;
             for (id, children) in self.children.iter().enumerate() {
@@ -513,7 +645,7 @@ impl Builder<'_> {
                 let any = children
                     .properties
                     .iter()
-                    .any(|(_, c)| relevant[*c as usize])
+                    .any(|(_, c, _)| relevant[*c as usize])
                     || children.additional.is_some_and(|c| relevant[c as usize])
                     || children.items.is_some_and(|c| relevant[c as usize]);
                 if any {
@@ -534,9 +666,16 @@ impl Builder<'_> {
             node.properties = children
                 .properties
                 .into_iter()
-                .filter(|(_, c)| keep(c))
-                .map(|(name, id)| Property {
+                // With a relevant `additionalProperties`, every declared
+                // property stays, so it is never taken for an additional one.
+                .filter(|(_, c, optional)| {
+                    keep(c)
+                        || drop_null(*c, *optional)
+                        || children.additional.is_some_and(|a| keep(&a))
+                })
+                .map(|(name, id, optional)| Property {
                     token: crate::pointer::escape(&name).into(),
+                    drop_null: drop_null(id, optional),
                     name,
                     id,
                 })
@@ -562,6 +701,48 @@ fn type_set(schema: &Value) -> Option<BTreeSet<&str>> {
         Value::String(t) => Some(BTreeSet::from([t.as_str()])),
         Value::Array(ts) => Some(ts.iter().filter_map(Value::as_str).collect()),
         _ => None,
+    }
+}
+
+/// The JSON types `schema` admits, from `type` (all when absent) narrowed by
+/// `enum` and `const`.
+fn admitted(schema: &Value, types: Option<&BTreeSet<&str>>) -> u8 {
+    let mut bits = match types {
+        None => ty::ALL,
+        Some(types) => types.iter().fold(0, |bits, t| {
+            bits | match *t {
+                "string" => ty::STRING,
+                "number" => ty::NUMBER | ty::INTEGER,
+                "integer" => ty::INTEGER,
+                "boolean" => ty::BOOLEAN,
+                "null" => ty::NULL,
+                "array" => ty::ARRAY,
+                "object" => ty::OBJECT,
+                _ => 0,
+            }
+        }),
+    };
+    let values: Option<Vec<&Value>> = match (schema.get("enum"), schema.get("const")) {
+        (_, Some(value)) => Some(vec![value]),
+        (Some(Value::Array(values)), None) => Some(values.iter().collect()),
+        _ => None,
+    };
+    if let Some(values) = values {
+        bits &= values.iter().fold(0, |b, v| b | type_of(v));
+    }
+    bits
+}
+
+/// The `ty` bits of one value (an integral number is also a number).
+fn type_of(value: &Value) -> u8 {
+    match value {
+        Value::Null => ty::NULL,
+        Value::Bool(_) => ty::BOOLEAN,
+        Value::Number(n) if n.is_f64() => ty::NUMBER,
+        Value::Number(_) => ty::NUMBER | ty::INTEGER,
+        Value::String(_) => ty::STRING,
+        Value::Array(_) => ty::ARRAY,
+        Value::Object(_) => ty::OBJECT,
     }
 }
 

@@ -25,6 +25,14 @@ pub(crate) fn tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
         .map(|t| t.replace("~1", "/").replace("~0", "~"))
 }
 
+/// True when the position `inner` is `outer` or lies under it.
+pub(crate) fn is_within(inner: &str, outer: &str) -> bool {
+    match inner.strip_prefix(outer) {
+        Some(rest) => rest.is_empty() || rest.starts_with('/'),
+        None => false,
+    }
+}
+
 /// Appends one token to a pointer.
 pub(crate) fn push(pointer: &str, token: &str) -> String {
     format!("{pointer}/{}", escape(token))

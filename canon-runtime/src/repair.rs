@@ -15,6 +15,18 @@ pub enum RepairRule {
     /// Arguments sent as the text `null` or as empty text were read as `{}`
     /// (what OpenAI-compatible servers send for a call without arguments).
     EmptyArguments,
+    /// Opt-in: a string holding JSON array or object text, where the schema
+    /// says array or object, was parsed.
+    JsonText,
+    /// Opt-in: a string holding exactly a JSON number, where the schema says
+    /// number or integer, was read as that number.
+    NumberText,
+    /// Opt-in: the string `"true"` or `"false"`, where the schema says
+    /// boolean, was read as that boolean.
+    BoolText,
+    /// Opt-in: `null` for an optional property whose schema does not admit
+    /// `null` was read as the property being absent.
+    NullAsAbsent,
 }
 
 impl RepairRule {
@@ -23,7 +35,26 @@ impl RepairRule {
         match self {
             RepairRule::ScalarToArray => "scalar_to_array",
             RepairRule::EmptyArguments => "empty_arguments",
+            RepairRule::JsonText => "json_text",
+            RepairRule::NumberText => "number_text",
+            RepairRule::BoolText => "bool_text",
+            RepairRule::NullAsAbsent => "null_as_absent",
         }
+    }
+
+    /// Every rule, in declaration order.
+    pub const ALL: [RepairRule; 6] = [
+        RepairRule::ScalarToArray,
+        RepairRule::EmptyArguments,
+        RepairRule::JsonText,
+        RepairRule::NumberText,
+        RepairRule::BoolText,
+        RepairRule::NullAsAbsent,
+    ];
+
+    /// The rule named `name` (its [`as_str`](Self::as_str) form).
+    pub fn from_name(name: &str) -> Option<RepairRule> {
+        RepairRule::ALL.into_iter().find(|r| r.as_str() == name)
     }
 }
 

@@ -1,7 +1,93 @@
-//! The binding rule, written once: what a lone string at a tolerant position
-//! becomes.
+//! The binding rules, written once: what a string at a position where the
+//! schema admits no string becomes. Both binding paths (the single pass of
+//! `#[tool]` and [`Canonicalizer`](crate::Canonicalizer)) decide here.
 
 use serde::de::IgnoredAny;
+use serde_json::{Number, Value};
+
+use crate::plan::{Node, TEXT_ARRAY, TEXT_BOOL, TEXT_INTEGER, TEXT_NUMBER, TEXT_OBJECT};
+use crate::policy::Policy;
+use crate::repair::RepairRule;
+
+/// What a string at a plan position becomes under a policy.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Fix {
+    /// Nothing applies: the string stays.
+    Keep,
+    /// Replace the string by this value; the rule that did it.
+    Replace(Value, RepairRule),
+    /// The core rule refuses the string (blank, or the text of a list).
+    Refuse(Verdict),
+}
+
+/// Decides what the string `s`, found at `node`, becomes under `policy`:
+/// `json_text` first (JSON array or object text where the schema admits
+/// it), then the core rule, then `number_text`, then `bool_text`.
+pub(crate) fn string_at(node: &Node, policy: Policy, s: &str) -> Fix {
+    if node.text & (TEXT_ARRAY | TEXT_OBJECT) != 0 && policy.contains(RepairRule::JsonText) {
+        if let Some(value) = json_text(s, node.text) {
+            return Fix::Replace(value, RepairRule::JsonText);
+        }
+    }
+    if node.wrap_string && policy.contains(RepairRule::ScalarToArray) {
+        return match string_at_string_array(s) {
+            Verdict::Wrap => Fix::Replace(
+                Value::Array(vec![Value::String(s.to_owned())]),
+                RepairRule::ScalarToArray,
+            ),
+            refused => Fix::Refuse(refused),
+        };
+    }
+    if node.text & (TEXT_NUMBER | TEXT_INTEGER) != 0 && policy.contains(RepairRule::NumberText) {
+        if let Some(number) = number_text(s, node.text & TEXT_NUMBER != 0) {
+            return Fix::Replace(Value::Number(number), RepairRule::NumberText);
+        }
+    }
+    if node.text & TEXT_BOOL != 0 && policy.contains(RepairRule::BoolText) {
+        match s {
+            "true" => return Fix::Replace(Value::Bool(true), RepairRule::BoolText),
+            "false" => return Fix::Replace(Value::Bool(false), RepairRule::BoolText),
+            _ => {}
+        }
+    }
+    Fix::Keep
+}
+
+/// The JSON array or object `s` holds (surrounding whitespace allowed),
+/// when `allowed` admits its kind.
+fn json_text(s: &str, allowed: u8) -> Option<Value> {
+    let first = s.trim_start().as_bytes().first()?;
+    let wanted = match first {
+        b'[' => TEXT_ARRAY,
+        b'{' => TEXT_OBJECT,
+        _ => return None,
+    };
+    if allowed & wanted == 0 {
+        return None;
+    }
+    serde_json::from_str::<Value>(s).ok()
+}
+
+/// The number `s` is exactly the text of (no whitespace, no sign other than
+/// a leading `-`, no `+`, `NaN` or hex); when `any` is false, only an
+/// integral number, returned as an integer.
+fn number_text(s: &str, any: bool) -> Option<Number> {
+    let bytes = s.as_bytes();
+    let starts = matches!(bytes.first(), Some(b'-' | b'0'..=b'9'));
+    let ends = matches!(bytes.last(), Some(b'0'..=b'9'));
+    if !starts || !ends {
+        return None;
+    }
+    let number: Number = serde_json::from_str(s).ok()?;
+    if any || number.is_i64() || number.is_u64() {
+        return Some(number);
+    }
+    // `5.0` and `1e3` are integral: read as the integer they equal, when
+    // that integer is exact in a double.
+    let float = number.as_f64()?;
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    (float.fract() == 0.0 && float.abs() <= EXACT).then(|| Number::from(float as i64))
+}
 
 /// What to do with a string found where the schema says array of strings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +189,31 @@ fn is_scalar_literal(item: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn number_text_is_exact() {
+        let n = |s, any| number_text(s, any).map(|n| n.to_string());
+        assert_eq!(n("5", false).as_deref(), Some("5"));
+        assert_eq!(n("-12", true).as_deref(), Some("-12"));
+        assert_eq!(n("2.5", true).as_deref(), Some("2.5"));
+        assert_eq!(n("2.5", false), None);
+        assert_eq!(n("5.0", false).as_deref(), Some("5"));
+        assert_eq!(n("1e3", false).as_deref(), Some("1000"));
+        assert_eq!(n("1e300", false), None);
+        for bad in [" 5", "5 ", "+5", "05", "5.", ".5", "NaN", "0x10", "1,000", "", "five", "5kg"] {
+            assert_eq!(n(bad, true), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn json_text_parses_only_the_admitted_kind() {
+        assert_eq!(json_text(" [1, 2] ", TEXT_ARRAY), Some(serde_json::json!([1, 2])));
+        assert_eq!(json_text("{\"a\": 1}", TEXT_ARRAY), None);
+        assert_eq!(json_text("{\"a\": 1}", TEXT_OBJECT), Some(serde_json::json!({"a": 1})));
+        assert_eq!(json_text("['a', 'b']", TEXT_ARRAY), None);
+        assert_eq!(json_text("[1, 2", TEXT_ARRAY), None);
+        assert_eq!(json_text("5", TEXT_ARRAY | TEXT_OBJECT), None);
+    }
 
     #[test]
     fn verdicts() {

@@ -10,10 +10,13 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::__private::BindArgs;
+use crate::canonical::Canonicalizer;
 use crate::diagnose;
 use crate::error::BindError;
 use crate::plan::Plan;
+use crate::policy::Policy;
 use crate::repair::{Bound, Repair};
+use crate::telemetry;
 use crate::tolerant::{Ctx, Mode};
 
 /// What a tool publishes (name, description, input schema) and the plan
@@ -46,6 +49,9 @@ pub struct ToolSpec {
     /// The plan slot of each top-level field of a `#[tool]` arguments struct.
     fields: OnceLock<(TypeId, Box<[Option<u32>]>)>,
     output_schema: Option<Value>,
+    policy: Policy,
+    /// Every rule's plan, compiled the first time an opt-in rule is needed.
+    canonicalizer: OnceLock<Option<Canonicalizer>>,
 }
 
 impl ToolSpec {
@@ -73,7 +79,57 @@ impl ToolSpec {
             validator: OnceLock::new(),
             fields: OnceLock::new(),
             output_schema: None,
+            policy: Policy::DEFAULT,
+            canonicalizer: OnceLock::new(),
         }
+    }
+
+    /// The same spec, binding with the rules of `policy` as well as the core
+    /// rule, which always applies here.
+    ///
+    /// The core rule runs in the single pass over the call; a call that pass
+    /// cannot bind is then canonicalized with the opt-in rules (as
+    /// [`Canonicalizer`] does) and bound again, so valid calls cost nothing
+    /// more.
+    ///
+    /// ```
+    /// use canon::{Policy, RepairRule, ToolSpec};
+    /// use serde_json::json;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Args {
+    ///     days: u32,
+    /// }
+    ///
+    /// let spec = ToolSpec::of::<Args>("forecast", "Forecast the weather.")
+    ///     .with_policy(Policy::DEFAULT.with(RepairRule::NumberText));
+    /// let bound = spec.bind::<Args>(&json!({"days": "3"})).unwrap();
+    /// assert_eq!(bound.args.days, 3);
+    /// assert_eq!(bound.repairs[0].rule, RepairRule::NumberText);
+    /// ```
+    #[must_use]
+    pub fn with_policy(mut self, policy: Policy) -> Self {
+        self.policy = Policy::DEFAULT.union(policy);
+        self
+    }
+
+    /// The rules this spec binds with.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// The canonicalizer for opt-in rules, compiled with every rule; `None`
+    /// when the schema cannot be compiled.
+    fn canonicalizer(&self) -> Option<&Canonicalizer> {
+        self.canonicalizer
+            .get_or_init(|| {
+                Canonicalizer::options()
+                    .tool(self.name.clone())
+                    .policy(Policy::all())
+                    .compile(&self.schema)
+                    .ok()
+            })
+            .as_ref()
     }
 
     /// The same spec, publishing `schema` as the JSON Schema of the tool's
@@ -123,7 +179,20 @@ impl ToolSpec {
     /// # Errors
     /// A [`BindError`] listing every violation when the call cannot be bound.
     pub fn bind<A: DeserializeOwned>(&self, args: &Value) -> Result<Bound<A>, BindError> {
-        self.bind_value_with(args, |ctx, de| ctx.deserialize(de))
+        self.bind_with(args, Policy::DEFAULT)
+    }
+
+    /// [`bind`](Self::bind) with the rules of `policy` added to this spec's
+    /// own (what a [`Toolbox`](crate::Toolbox) with a policy does).
+    ///
+    /// # Errors
+    /// A [`BindError`] listing every violation when the call cannot be bound.
+    pub fn bind_with<A: DeserializeOwned>(
+        &self,
+        args: &Value,
+        policy: Policy,
+    ) -> Result<Bound<A>, BindError> {
+        self.bind_value_with(args, policy, |ctx, de| ctx.deserialize(de))
     }
 
     /// Binds arguments given as JSON text, such as the `arguments` string of
@@ -134,7 +203,20 @@ impl ToolSpec {
     /// text that is not JSON is one violation of kind
     /// [`Malformed`](crate::ViolationKind::Malformed).
     pub fn bind_str<A: DeserializeOwned>(&self, text: &str) -> Result<Bound<A>, BindError> {
-        self.bind_text_with(text, |ctx, de| ctx.deserialize(de))
+        self.bind_str_with(text, Policy::DEFAULT)
+    }
+
+    /// [`bind_str`](Self::bind_str) with the rules of `policy` added to this
+    /// spec's own.
+    ///
+    /// # Errors
+    /// As [`bind_str`](Self::bind_str).
+    pub fn bind_str_with<A: DeserializeOwned>(
+        &self,
+        text: &str,
+        policy: Policy,
+    ) -> Result<Bound<A>, BindError> {
+        self.bind_text_with(text, policy, |ctx, de| ctx.deserialize(de))
     }
 
     /// Binds arguments for a tool known only by its JSON Schema: the same
@@ -145,28 +227,48 @@ impl ToolSpec {
     /// A [`BindError`] listing every violation when the call, once repaired,
     /// does not validate against the schema.
     pub fn bind_json(&self, args: &Value) -> Result<Bound<Value>, BindError> {
-        let bound = self.bind::<Value>(args)?;
-        match self.validator() {
-            Some(validator) if !validator.is_valid(&bound.args) => {
-                Err(self.reject_value::<Value>(args))
-            }
-            _ => Ok(bound),
+        self.bind_json_with(args, Policy::DEFAULT)
+    }
+
+    /// [`bind_json`](Self::bind_json) with the rules of `policy` added to
+    /// this spec's own.
+    ///
+    /// # Errors
+    /// As [`bind_json`](Self::bind_json).
+    pub fn bind_json_with(&self, args: &Value, policy: Policy) -> Result<Bound<Value>, BindError> {
+        let policy = self.policy.union(policy);
+        if let Some(canonicalizer) = self.canonicalizer() {
+            let mut value = args.clone();
+            let repairs = canonicalizer.canonicalize_with(&mut value, policy)?;
+            return Ok(Bound::new(value, repairs));
         }
+        // A schema the validator cannot compile checks nothing: the plan
+        // alone applies.
+        self.bind_with::<Value>(args, policy)
     }
 
-    /// [`bind`](Self::bind) for an arguments struct generated by `#[tool]`.
-    #[doc(hidden)]
-    pub fn bind_args<A: BindArgs>(&self, args: &Value) -> Result<Bound<A>, BindError> {
-        let slots = self.slots::<A>();
-        self.bind_value_with(args, |ctx, de| ctx.deserialize_args(de, slots))
-    }
-
-    /// [`bind_str`](Self::bind_str) for an arguments struct generated by
+    /// [`bind_with`](Self::bind_with) for an arguments struct generated by
     /// `#[tool]`.
     #[doc(hidden)]
-    pub fn bind_args_str<A: BindArgs>(&self, text: &str) -> Result<Bound<A>, BindError> {
+    pub fn bind_args<A: BindArgs>(
+        &self,
+        args: &Value,
+        policy: Policy,
+    ) -> Result<Bound<A>, BindError> {
         let slots = self.slots::<A>();
-        self.bind_text_with(text, |ctx, de| ctx.deserialize_args(de, slots))
+        self.bind_value_with(args, policy, |ctx, de| ctx.deserialize_args(de, slots))
+    }
+
+    /// [`bind_str_with`](Self::bind_str_with) for an arguments struct
+    /// generated by `#[tool]`.
+    #[doc(hidden)]
+    pub fn bind_args_str<A: BindArgs>(
+        &self,
+        text: &str,
+        policy: Policy,
+    ) -> Result<Bound<A>, BindError> {
+        let slots = self.slots::<A>();
+        self.bind_text_with(text, policy, |ctx, de| ctx.deserialize_args(de, slots))
     }
 
     /// The plan slot of each top-level field of `A`, computed once.
@@ -188,12 +290,13 @@ impl ToolSpec {
     fn bind_value_with<'v, A: DeserializeOwned>(
         &self,
         args: &'v Value,
+        policy: Policy,
         bind: impl FnOnce(&Ctx<'_>, &'v Value) -> Result<A, serde_json::Error>,
     ) -> Result<Bound<A>, BindError> {
         let ctx = Ctx::new(&self.plan, Mode::Fast);
         match bind(&ctx, args) {
             Ok(bound) => Ok(self.accept(bound, ctx)),
-            Err(_) => Err(self.reject_value::<A>(args)),
+            Err(_) => self.retry_value::<A>(args, policy),
         }
     }
 
@@ -201,6 +304,7 @@ impl ToolSpec {
     fn bind_text_with<'t, A: DeserializeOwned>(
         &self,
         text: &'t str,
+        policy: Policy,
         bind: impl FnOnce(
             &Ctx<'_>,
             &mut serde_json::Deserializer<serde_json::de::StrRead<'t>>,
@@ -210,7 +314,35 @@ impl ToolSpec {
         let mut de = serde_json::Deserializer::from_str(text);
         match bind(&ctx, &mut de) {
             Ok(bound) if de.end().is_ok() => Ok(self.accept(bound, ctx)),
-            _ => Err(self.reject_text::<A>(text)),
+            _ => match serde_json::from_str::<Value>(text) {
+                Ok(value) => self.retry_value::<A>(&value, policy),
+                Err(e) => Err(self.malformed(&e)),
+            },
+        }
+    }
+
+    /// After the single pass failed: the opt-in rules of `policy` (with
+    /// this spec's own), or every violation.
+    #[cold]
+    #[inline(never)]
+    fn retry_value<A: DeserializeOwned>(
+        &self,
+        args: &Value,
+        policy: Policy,
+    ) -> Result<Bound<A>, BindError> {
+        let policy = self.policy.union(policy);
+        let canonicalizer = match self.canonicalizer() {
+            Some(canonicalizer) if policy.has_opt_in() => canonicalizer,
+            _ => return Err(self.reject_value::<A>(args)),
+        };
+        let mut value = args.clone();
+        let repairs = canonicalizer.canonicalize_with(&mut value, policy)?;
+        match A::deserialize(&value) {
+            Ok(args) => Ok(Bound::new(args, repairs)),
+            Err(_) => Err(telemetry::reject(BindError::new(
+                self.name.clone(),
+                diagnose::rust_type::<A>(&self.schema, &value),
+            ))),
         }
     }
 
@@ -229,15 +361,6 @@ impl ToolSpec {
         self.reject(diagnose::violations::<A>(self, args))
     }
 
-    #[cold]
-    #[inline(never)]
-    fn reject_text<A: DeserializeOwned>(&self, text: &str) -> BindError {
-        match serde_json::from_str::<Value>(text) {
-            Ok(value) => self.reject(diagnose::violations::<A>(self, &value)),
-            Err(e) => self.malformed(&e),
-        }
-    }
-
     /// The rejection of arguments text that is not JSON.
     pub(crate) fn malformed(&self, error: &serde_json::Error) -> BindError {
         self.reject(vec![diagnose::malformed(error)])
@@ -251,25 +374,11 @@ impl ToolSpec {
     }
 
     fn trace_repair(&self, repair: &Repair) {
-        tracing::info!(
-            target: "canon::repair",
-            tool = %self.name,
-            pointer = %repair.pointer,
-            rule = repair.rule.as_str(),
-            "repaired a tool call",
-        );
+        telemetry::repair(&self.name, repair);
     }
 
     fn reject(&self, violations: Vec<crate::Violation>) -> BindError {
-        let error = BindError::new(self.name.clone(), violations);
-        tracing::warn!(
-            target: "canon::reject",
-            tool = %self.name,
-            pointers = ?error.pointers(),
-            violations = error.violations().len(),
-            "rejected a tool call",
-        );
-        error
+        telemetry::reject(BindError::new(self.name.clone(), violations))
     }
 }
 

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::context::CallContext;
 use crate::error::{BindError, CallError};
 use crate::repair::Bound;
+use crate::policy::Policy;
 use crate::spec::ToolSpec;
 
 /// A tool a model can call: a name, a description, an input schema, and a
@@ -101,22 +102,41 @@ pub trait Tool: Send + Sync {
         self.spec().output_schema()
     }
 
-    /// Binds a model's arguments given as a JSON value.
+    /// Binds a model's arguments given as a JSON value, with the tool's own
+    /// policy.
     ///
     /// # Errors
     /// A [`BindError`] listing every violation when the call cannot be bound.
     fn bind(&self, args: &Value) -> Result<Bound<Self::Args>, BindError> {
-        self.spec().bind(args)
+        self.bind_with(args, Policy::DEFAULT)
     }
 
     /// Binds a model's arguments given as JSON text (OpenAI sends
-    /// `arguments` as a string).
+    /// `arguments` as a string), with the tool's own policy.
     ///
     /// # Errors
     /// A [`BindError`] listing every violation when the call cannot be bound,
     /// including text that is not JSON.
     fn bind_str(&self, args: &str) -> Result<Bound<Self::Args>, BindError> {
-        self.spec().bind_str(args)
+        self.bind_str_with(args, Policy::DEFAULT)
+    }
+
+    /// [`bind`](Tool::bind) with the rules of `policy` added to the tool's
+    /// own (a [`Toolbox`](crate::Toolbox) passes its policy here).
+    ///
+    /// # Errors
+    /// A [`BindError`] listing every violation when the call cannot be bound.
+    fn bind_with(&self, args: &Value, policy: Policy) -> Result<Bound<Self::Args>, BindError> {
+        self.spec().bind_with(args, policy)
+    }
+
+    /// [`bind_str`](Tool::bind_str) with the rules of `policy` added to the
+    /// tool's own.
+    ///
+    /// # Errors
+    /// As [`bind_str`](Tool::bind_str).
+    fn bind_str_with(&self, args: &str, policy: Policy) -> Result<Bound<Self::Args>, BindError> {
+        self.spec().bind_str_with(args, policy)
     }
 
     /// Binds the arguments, runs the tool and serializes its output.

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::context::CallContext;
 use crate::error::BindError;
+use crate::policy::Policy;
 use crate::repair::{Bound, Repair, RepairRule};
 use crate::spec::ToolSpec;
 use crate::tool::Tool;
@@ -30,12 +31,13 @@ pub trait DynTool: Send + Sync {
     /// The tool's published description and binding plan.
     fn spec(&self) -> &ToolSpec;
 
-    /// Binds `args`, runs the tool with the caller's `context` and
-    /// serializes its output.
+    /// Binds `args` (with the rules of `policy` added to the tool's own),
+    /// runs the tool with the caller's `context` and serializes its output.
     fn invoke<'a>(
         &'a self,
         args: &'a Value,
         context: &'a CallContext,
+        policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome>;
 
     /// [`invoke`](Self::invoke) for arguments given as JSON text. A tool
@@ -45,10 +47,11 @@ pub trait DynTool: Send + Sync {
         &'a self,
         text: &'a str,
         context: &'a CallContext,
+        policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
             match serde_json::from_str::<Value>(text) {
-                Ok(value) => self.invoke(&value, context).await,
+                Ok(value) => self.invoke(&value, context, policy).await,
                 Err(e) => ToolOutcome::Rejected(self.spec().malformed(&e)),
             }
         })
@@ -64,16 +67,18 @@ impl<T: Tool> DynTool for T {
         &'a self,
         args: &'a Value,
         context: &'a CallContext,
+        policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(run_bound(self, self.bind(args), context))
+        Box::pin(run_bound(self, self.bind_with(args, policy), context))
     }
 
     fn invoke_text<'a>(
         &'a self,
         text: &'a str,
         context: &'a CallContext,
+        policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(run_bound(self, self.bind_str(text), context))
+        Box::pin(run_bound(self, self.bind_str_with(text, policy), context))
     }
 }
 
@@ -150,9 +155,14 @@ impl DynTool for JsonTool {
         &self.spec
     }
 
-    fn invoke<'a>(&'a self, args: &'a Value, _: &'a CallContext) -> BoxFuture<'a, ToolOutcome> {
+    fn invoke<'a>(
+        &'a self,
+        args: &'a Value,
+        _: &'a CallContext,
+        policy: Policy,
+    ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
-            let Bound { args, repairs } = match self.spec.bind_json(args) {
+            let Bound { args, repairs } = match self.spec.bind_json_with(args, policy) {
                 Ok(bound) => bound,
                 Err(error) => return ToolOutcome::Rejected(error),
             };
@@ -334,6 +344,22 @@ fn repair_note(repairs: &[Repair]) -> String {
             RepairRule::EmptyArguments => {
                 "the arguments were empty and read as {}; send an object".to_owned()
             }
+            RepairRule::JsonText => format!(
+                "{} was sent as the text of JSON and parsed; send the value itself",
+                repair.pointer
+            ),
+            RepairRule::NumberText => format!(
+                "{} was sent as a string and read as a number; send a number",
+                repair.pointer
+            ),
+            RepairRule::BoolText => format!(
+                "{} was sent as a string and read as a boolean; send true or false",
+                repair.pointer
+            ),
+            RepairRule::NullAsAbsent => format!(
+                "{} was sent as null and left out; omit it instead",
+                repair.pointer
+            ),
         });
     }
     format!("(Note: {}.)", parts.join("; "))
@@ -402,6 +428,7 @@ pub struct Toolbox {
     tools: Vec<Arc<dyn DynTool>>,
     index: HashMap<String, usize>,
     repair_notes: bool,
+    policy: Policy,
     stats: Mutex<BTreeMap<String, ToolStats>>,
 }
 
@@ -440,6 +467,26 @@ impl Toolbox {
     pub fn repair_notes(mut self, on: bool) -> Self {
         self.repair_notes = on;
         self
+    }
+
+    /// Binds every call with the rules of `policy` as well as each tool's
+    /// own (the core rule always applies; opt-in rules are off by default).
+    ///
+    /// ```
+    /// use canon::{Policy, RepairRule, Toolbox};
+    ///
+    /// let toolbox = Toolbox::new().policy(Policy::DEFAULT.with(RepairRule::NumberText));
+    /// assert!(toolbox.current_policy().contains(RepairRule::NumberText));
+    /// ```
+    #[must_use]
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The policy calls are bound with, beside each tool's own.
+    pub fn current_policy(&self) -> Policy {
+        self.policy
     }
 
     /// Whether messages carry repair notes.
@@ -513,13 +560,14 @@ impl Toolbox {
             return self.no_such_tool(name);
         };
         let empty_object = Value::Object(Default::default());
+        let policy = self.policy;
         let (invocation, empty) = match &arguments {
-            Arguments::Json(Value::Null) => (tool.invoke(&empty_object, context), true),
-            Arguments::Json(value) => (tool.invoke(value, context), false),
+            Arguments::Json(Value::Null) => (tool.invoke(&empty_object, context, policy), true),
+            Arguments::Json(value) => (tool.invoke(value, context, policy), false),
             Arguments::Text(text) if text.trim().is_empty() || text.trim() == "null" => {
-                (tool.invoke(&empty_object, context), true)
+                (tool.invoke(&empty_object, context, policy), true)
             }
-            Arguments::Text(text) => (tool.invoke_text(text, context), false),
+            Arguments::Text(text) => (tool.invoke_text(text, context, policy), false),
         };
         let invoked = AssertUnwindSafe(invocation).catch_unwind().await;
         let mut outcome = match invoked {
@@ -575,6 +623,7 @@ impl fmt::Debug for Toolbox {
         f.debug_struct("Toolbox")
             .field("tools", &names)
             .field("repair_notes", &self.repair_notes)
+            .field("policy", &self.policy)
             .finish()
     }
 }

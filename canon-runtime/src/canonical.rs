@@ -1,0 +1,597 @@
+//! Canonicalizing calls against any JSON Schema, with no Rust type behind
+//! the tool: the path of MCP clients, proxies and `canon replay`.
+
+use std::borrow::Cow;
+use std::fmt::{self, Write};
+
+use serde_json::{Map, Value};
+
+use crate::check::Check;
+use crate::diagnose;
+use crate::error::BindError;
+use crate::plan::{NodeId, Plan};
+use crate::policy::Policy;
+use crate::pointer;
+use crate::repair::{Repair, RepairRule};
+use crate::rule::{self, Fix, Verdict};
+use crate::telemetry;
+
+/// Values nested deeper than this are left as they are.
+const MAX_DEPTH: usize = 128;
+
+/// Binds calls of a tool known only by its JSON Schema: applies canon's
+/// rules to the arguments in place and returns the repairs, or every
+/// violation in the words a model reads.
+///
+/// The schema is compiled once into the same [`Plan`] the `#[tool]` path
+/// uses, and the same rule implementation decides every repair. Accepted
+/// schemas: draft 2020-12 and the draft-07 / OpenAPI-style schemas tools
+/// publish in practice (`definitions`, `nullable: true`, type arrays). A
+/// `$ref` to another document (or to nothing) is read as "anything": no
+/// position under it is repaired, and the rest of the schema still
+/// validates.
+///
+/// ```
+/// use canon::{Canonicalizer, RepairRule};
+/// use serde_json::json;
+///
+/// let schema = json!({
+///     "type": "object",
+///     "properties": {
+///         "data_source_names": {"type": "array", "items": {"type": "string"}},
+///         "limit": {"type": "integer"}
+///     },
+///     "required": ["data_source_names"]
+/// });
+/// let canon = Canonicalizer::new(&schema).unwrap();
+///
+/// let mut args = json!({"data_source_names": "dotnet/eshop"});
+/// let repairs = canon.canonicalize(&mut args).unwrap();
+/// assert_eq!(args, json!({"data_source_names": ["dotnet/eshop"]}));
+/// assert_eq!(repairs[0].pointer, "/data_source_names");
+/// assert_eq!(repairs[0].rule, RepairRule::ScalarToArray);
+///
+/// // Not repaired by the default policy: every violation, for the model.
+/// let mut args = json!({"data_source_names": ["a"], "limit": "5"});
+/// let error = canon.canonicalize(&mut args).unwrap_err();
+/// assert_eq!(error.violations()[0].message, r#"expected an integer, got the string "5""#);
+/// ```
+pub struct Canonicalizer {
+    tool: Cow<'static, str>,
+    policy: Policy,
+    closed: bool,
+    schema: Value,
+    plan: Plan,
+    check: Check,
+    validator: jsonschema::Validator,
+}
+
+/// How to compile a [`Canonicalizer`]: the tool's name (for errors and
+/// telemetry), the policy, and whether undeclared properties are refused.
+#[derive(Debug, Clone, Default)]
+#[must_use]
+pub struct CanonicalizerOptions {
+    tool: Option<Cow<'static, str>>,
+    policy: Policy,
+    closed: bool,
+}
+
+impl CanonicalizerOptions {
+    /// The tool's name, shown in errors and recorded in telemetry (default
+    /// `tool`).
+    pub fn tool(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.tool = Some(name.into());
+        self
+    }
+
+    /// The rules to apply (default: [`Policy::DEFAULT`]).
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Refuse properties an object schema does not declare, even when the
+    /// schema does not say `additionalProperties: false` (default: off, the
+    /// schema is read as written).
+    ///
+    /// Models are told the parameters a tool takes; an undeclared one is a
+    /// renamed or invented parameter, which most tool servers ignore
+    /// silently. Closing applies to every schema with `properties` and no
+    /// `additionalProperties`, `patternProperties` or
+    /// `unevaluatedProperties`, except the branches of an `allOf`.
+    pub fn closed_objects(mut self, on: bool) -> Self {
+        self.closed = on;
+        self
+    }
+
+    /// Compiles `schema`.
+    ///
+    /// # Errors
+    /// A [`SchemaError`] when `schema` is not a JSON Schema (a keyword of
+    /// the wrong type, say), with the validator's reason.
+    pub fn compile(self, schema: &Value) -> Result<Canonicalizer, SchemaError> {
+        let schema = normalize(schema, self.closed);
+        let validator = jsonschema::validator_for(&schema).map_err(|e| SchemaError {
+            message: e.to_string(),
+        })?;
+        Ok(Canonicalizer {
+            tool: self.tool.unwrap_or(Cow::Borrowed("tool")),
+            policy: self.policy,
+            closed: self.closed,
+            plan: Plan::compile_with(&schema, self.policy),
+            check: Check::compile(&schema),
+            schema,
+            validator,
+        })
+    }
+}
+
+/// A schema [`Canonicalizer`] cannot compile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    message: String,
+}
+
+impl SchemaError {
+    /// Why the schema was refused.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the schema is not a valid JSON Schema: {}", self.message)
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+impl Canonicalizer {
+    /// Compiles `schema` with the default policy, read as written.
+    ///
+    /// # Errors
+    /// A [`SchemaError`] when `schema` is not a JSON Schema.
+    pub fn new(schema: &Value) -> Result<Canonicalizer, SchemaError> {
+        Canonicalizer::options().compile(schema)
+    }
+
+    /// Options to compile a canonicalizer with: tool name, policy, closed
+    /// objects.
+    ///
+    /// ```
+    /// use canon::{Canonicalizer, Policy};
+    /// use serde_json::json;
+    ///
+    /// let canon = Canonicalizer::options()
+    ///     .tool("get_weather")
+    ///     .policy(Policy::all())
+    ///     .compile(&json!({"type": "object", "properties": {"days": {"type": "integer"}}}))
+    ///     .unwrap();
+    /// let mut args = json!({"days": "3"});
+    /// canon.canonicalize(&mut args).unwrap();
+    /// assert_eq!(args, json!({"days": 3}));
+    /// ```
+    pub fn options() -> CanonicalizerOptions {
+        CanonicalizerOptions::default()
+    }
+
+    /// The tool's name, as shown in errors.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The rules this canonicalizer applies.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// True when undeclared properties are refused
+    /// ([`closed_objects`](CanonicalizerOptions::closed_objects)).
+    pub fn closes_objects(&self) -> bool {
+        self.closed
+    }
+
+    /// The schema calls are checked against: the given schema with
+    /// `nullable` translated, unresolvable `$ref`s and an unknown
+    /// `$schema` removed, and objects closed when asked.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// The positions where the policy's rules may apply.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// True when `args` is valid as sent, with no rule applied.
+    pub fn is_valid(&self, args: &Value) -> bool {
+        self.check.accepts(args) || self.validator.is_valid(args)
+    }
+
+    /// Applies the policy's rules to `args` in place and returns the
+    /// repairs, in the order of the input (empty for a call valid as sent,
+    /// which is then neither copied nor allocated for).
+    ///
+    /// A repair is kept only when the repaired value then validates at its
+    /// position; every repair is recorded through `tracing` (target
+    /// `canon::repair`, the pointer and rule, never the value).
+    ///
+    /// # Errors
+    /// A [`BindError`] with every violation that remains, for the model;
+    /// `args` is then left as sent.
+    pub fn canonicalize(&self, args: &mut Value) -> Result<Vec<Repair>, BindError> {
+        self.canonicalize_with(args, self.policy)
+    }
+
+    /// [`canonicalize`](Self::canonicalize) under `policy`, which must not
+    /// enable rules this canonicalizer was not compiled with.
+    pub(crate) fn canonicalize_with(
+        &self,
+        args: &mut Value,
+        policy: Policy,
+    ) -> Result<Vec<Repair>, BindError> {
+        if self.check.accepts(args) {
+            return Ok(Vec::new());
+        }
+        self.repair(args, policy)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn repair(&self, args: &mut Value, policy: Policy) -> Result<Vec<Repair>, BindError> {
+        if self.validator.is_valid(args) {
+            return Ok(Vec::new());
+        }
+        let Some(root) = self.plan.root_id() else {
+            return Err(self.reject(args, Vec::new()));
+        };
+        // Repairs whose result does not validate where they were made are
+        // undone, one round at a time, until every kept repair holds.
+        let mut skip: Vec<String> = Vec::new();
+        loop {
+            let mut candidate = args.clone();
+            let mut walk = Walk {
+                plan: &self.plan,
+                policy,
+                skip: &skip,
+                repairs: Vec::new(),
+                refused: Vec::new(),
+            };
+            walk.value(&mut candidate, root, &mut String::new(), 0);
+            if walk.repairs.is_empty() {
+                return Err(self.reject(args, walk.refused));
+            }
+            let errors: Vec<String> = self
+                .validator
+                .iter_errors(&candidate)
+                .map(|e| e.instance_path().as_str().to_owned())
+                .collect();
+            let undo: Vec<String> = walk
+                .repairs
+                .iter()
+                .filter(|r| errors.iter().any(|e| pointer::is_within(e, &r.pointer)))
+                .map(|r| r.pointer.clone().into_owned())
+                .collect();
+            if undo.is_empty() {
+                if errors.is_empty() && walk.refused.is_empty() {
+                    *args = candidate;
+                    for repair in &walk.repairs {
+                        telemetry::repair(&self.tool, repair);
+                    }
+                    return Ok(walk.repairs);
+                }
+                return Err(self.reject(&candidate, walk.refused));
+            }
+            skip.extend(undo);
+        }
+    }
+
+    fn reject(&self, value: &Value, refused: Vec<(String, Verdict)>) -> BindError {
+        let violations = diagnose::explain(&self.schema, Some(&self.validator), value, refused);
+        telemetry::reject(BindError::new(self.tool.clone(), violations))
+    }
+}
+
+impl fmt::Debug for Canonicalizer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Canonicalizer")
+            .field("tool", &self.tool)
+            .field("policy", &self.policy)
+            .field("closed_objects", &self.closed)
+            .field("positions", &self.plan.positions())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One pass of the rules over a copy of a call.
+struct Walk<'a> {
+    plan: &'a Plan,
+    policy: Policy,
+    /// Pointers whose repair was undone: left as sent.
+    skip: &'a [String],
+    repairs: Vec<Repair>,
+    refused: Vec<(String, Verdict)>,
+}
+
+impl Walk<'_> {
+    fn skipped(&self, at: &str) -> bool {
+        self.skip.iter().any(|s| s == at)
+    }
+
+    fn value(&mut self, value: &mut Value, id: NodeId, at: &mut String, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let node = self.plan.node(id);
+        if let Value::String(s) = value {
+            match rule::string_at(node, self.policy, s) {
+                Fix::Keep => return,
+                Fix::Refuse(verdict) => {
+                    self.refused.push((at.clone(), verdict));
+                    return;
+                }
+                Fix::Replace(_, _) if self.skipped(at) => return,
+                Fix::Replace(new, rule) => {
+                    *value = new;
+                    self.repairs.push(Repair::new(at.clone(), rule));
+                    // Parsed JSON text is walked like any array or object.
+                    if rule != RepairRule::JsonText {
+                        return;
+                    }
+                }
+            }
+        }
+        match value {
+            Value::Object(members) => self.object(members, id, at, depth),
+            Value::Array(items) => {
+                if let Some(child) = node.items {
+                    for (i, item) in items.iter_mut().enumerate() {
+                        let len = at.len();
+                        let _ = write!(at, "/{i}");
+                        self.value(item, child, at, depth + 1);
+                        at.truncate(len);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn object(&mut self, members: &mut Map<String, Value>, id: NodeId, at: &mut String, depth: usize) {
+        let node = self.plan.node(id);
+        let null_as_absent = self.policy.contains(RepairRule::NullAsAbsent);
+        let mut dropped: Vec<String> = Vec::new();
+        for (key, member) in members.iter_mut() {
+            let len = at.len();
+            let child = match node.property(key) {
+                Some(property) => {
+                    at.push('/');
+                    at.push_str(&property.token);
+                    if property.drop_null
+                        && null_as_absent
+                        && member.is_null()
+                        && !self.skipped(at)
+                    {
+                        self.repairs
+                            .push(Repair::new(at.clone(), RepairRule::NullAsAbsent));
+                        dropped.push(key.clone());
+                        at.truncate(len);
+                        continue;
+                    }
+                    Some(property.id)
+                }
+                None => node.additional.inspect(|_| {
+                    at.push('/');
+                    at.push_str(&pointer::escape(key));
+                }),
+            };
+            if let Some(child) = child {
+                self.value(member, child, at, depth + 1);
+            }
+            at.truncate(len);
+        }
+        if !dropped.is_empty() {
+            members.retain(|key, _| !dropped.contains(key));
+        }
+    }
+}
+
+/// The keywords whose value is one schema.
+const ONE: [&str; 10] = [
+    "additionalProperties",
+    "items",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+];
+/// The keywords whose value is an array of schemas.
+const LIST: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
+/// The keywords whose value maps names to schemas.
+const MAP: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+const DRAFTS: [&str; 5] = ["draft-04", "draft-06", "draft-07", "draft/2019-09", "draft/2020-12"];
+
+/// The schema as calls are checked against it: `nullable: true` becomes a
+/// type union with `null`; a `$ref` that does not resolve inside the
+/// document is removed (its position accepts anything); an unknown root
+/// `$schema` is removed (draft 2020-12 applies); with `closed`, objects
+/// with `properties` refuse undeclared ones.
+pub(crate) fn normalize(schema: &Value, closed: bool) -> Value {
+    let mut out = schema.clone();
+    if let Some(Value::String(uri)) = out.get("$schema") {
+        if !(uri.contains("json-schema.org") && DRAFTS.iter().any(|d| uri.contains(d))) {
+            if let Some(root) = out.as_object_mut() {
+                root.remove("$schema");
+            }
+        }
+    }
+    let mut dangling = Vec::new();
+    collect_dangling(schema, schema, 0, &mut dangling);
+    rewrite(&mut out, closed, &dangling, 0);
+    out
+}
+
+/// `$ref`s that do not resolve to a place in `root`.
+fn collect_dangling<'s>(root: &Value, schema: &'s Value, depth: usize, out: &mut Vec<&'s str>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let Value::Object(obj) = schema else { return };
+    if let Some(Value::String(reference)) = obj.get("$ref") {
+        let resolves = match reference.strip_prefix('#') {
+            Some("") => true,
+            Some(fragment) if fragment.starts_with('/') => root.pointer(fragment).is_some(),
+            // A plain-name fragment: an `$anchor`, left to the validator.
+            Some(_) => true,
+            None => false,
+        };
+        if !resolves {
+            out.push(reference);
+        }
+    }
+    for_each_subschema(obj, |sub| collect_dangling(root, sub, depth + 1, out));
+}
+
+fn for_each_subschema<'s>(obj: &'s Map<String, Value>, mut f: impl FnMut(&'s Value)) {
+    for key in ONE {
+        if let Some(sub) = obj.get(key) {
+            match sub {
+                // Draft-07 tuple `items`.
+                Value::Array(subs) => subs.iter().for_each(&mut f),
+                sub => f(sub),
+            }
+        }
+    }
+    for key in LIST {
+        if let Some(Value::Array(subs)) = obj.get(key) {
+            subs.iter().for_each(&mut f);
+        }
+    }
+    for key in MAP {
+        if let Some(Value::Object(subs)) = obj.get(key) {
+            subs.values().for_each(&mut f);
+        }
+    }
+}
+
+fn rewrite(schema: &mut Value, closed: bool, dangling: &[&str], depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let Value::Object(obj) = schema else { return };
+    if obj
+        .get("$ref")
+        .and_then(Value::as_str)
+        .is_some_and(|r| dangling.contains(&r))
+    {
+        obj.remove("$ref");
+    }
+    if let Some(nullable) = obj.remove("nullable") {
+        if nullable == Value::Bool(true) {
+            add_null(obj);
+        }
+    }
+    if closed
+        && obj.get("properties").is_some_and(Value::is_object)
+        && !["additionalProperties", "patternProperties", "unevaluatedProperties"]
+            .iter()
+            .any(|k| obj.contains_key(*k))
+    {
+        obj.insert("additionalProperties".to_owned(), Value::Bool(false));
+    }
+    for key in ONE {
+        match obj.get_mut(key) {
+            Some(Value::Array(subs)) => {
+                for sub in subs {
+                    rewrite(sub, closed, dangling, depth + 1);
+                }
+            }
+            Some(sub) => rewrite(sub, closed, dangling, depth + 1),
+            None => {}
+        }
+    }
+    for key in LIST {
+        if let Some(Value::Array(subs)) = obj.get_mut(key) {
+            // The branches of an `allOf` each see only part of an object:
+            // closing them would refuse what the other branches declare.
+            let close = closed && key != "allOf";
+            for sub in subs {
+                rewrite(sub, close, dangling, depth + 1);
+            }
+        }
+    }
+    for key in MAP {
+        if let Some(Value::Object(subs)) = obj.get_mut(key) {
+            for sub in subs.values_mut() {
+                rewrite(sub, closed, dangling, depth + 1);
+            }
+        }
+    }
+}
+
+/// OpenAPI's `nullable: true`: `null` joins `type` (and `enum`, if any).
+fn add_null(obj: &mut Map<String, Value>) {
+    let null = Value::String("null".to_owned());
+    match obj.get_mut("type") {
+        Some(Value::String(t)) if t != "null" => {
+            let t = Value::String(std::mem::take(t));
+            obj.insert("type".to_owned(), Value::Array(vec![t, null]));
+        }
+        Some(Value::Array(types)) if !types.contains(&null) => types.push(null),
+        _ => {}
+    }
+    if let Some(Value::Array(values)) = obj.get_mut("enum") {
+        if !values.contains(&Value::Null) {
+            values.push(Value::Null);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn normalizes_openapi_and_foreign_refs() {
+        let schema = json!({
+            "$schema": "https://example.com/custom",
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "nullable": true, "enum": ["x"]},
+                "b": {"$ref": "other.json#/B", "description": "kept"},
+                "c": {"$ref": "#/definitions/C"},
+                "d": {"$ref": "#/nowhere"},
+                "nullable": {"type": "boolean"}
+            },
+            "definitions": {"C": {"type": "integer"}}
+        });
+        assert_eq!(
+            normalize(&schema, true),
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": ["string", "null"], "enum": ["x", null]},
+                    "b": {"description": "kept"},
+                    "c": {"$ref": "#/definitions/C"},
+                    "d": {},
+                    "nullable": {"type": "boolean"}
+                },
+                "definitions": {"C": {"type": "integer"}},
+                "additionalProperties": false
+            })
+        );
+    }
+}

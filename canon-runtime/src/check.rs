@@ -1,0 +1,442 @@
+//! The fast acceptance test: "this call is certainly valid", decided by one
+//! walk over the call without allocating, for the keywords tool schemas use
+//! (`type`, `properties`, `required`, `additionalProperties`, `items`,
+//! `enum`, `const`, lengths and bounds, local `$ref`).
+//!
+//! It never decides a call is invalid: anything it does not accept (a
+//! keyword it does not know, a failed constraint) goes to `jsonschema`,
+//! which stays the authority and lists the violations. Its one promise,
+//! held by a property test against `jsonschema`: what it accepts, the
+//! validator accepts.
+
+use std::collections::HashMap;
+
+use serde_json::{Number, Value};
+
+/// Schemas and values nested deeper than this are not accepted here.
+const MAX_DEPTH: usize = 128;
+
+/// Keywords that only annotate: they never make a value invalid.
+const ANNOTATIONS: [&str; 14] = [
+    "description",
+    "title",
+    "default",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "format",
+    "$schema",
+    "$defs",
+    "definitions",
+    "contentEncoding",
+    "contentMediaType",
+];
+
+/// Keywords the check evaluates.
+const EVALUATED: [&str; 15] = [
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+];
+
+/// Integers beyond this are not compared as doubles.
+const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+
+mod ty {
+    pub(super) const STRING: u8 = 1;
+    pub(super) const NUMBER: u8 = 2;
+    pub(super) const INTEGER: u8 = 4;
+    pub(super) const BOOLEAN: u8 = 8;
+    pub(super) const NULL: u8 = 16;
+    pub(super) const ARRAY: u8 = 32;
+    pub(super) const OBJECT: u8 = 64;
+    pub(super) const ALL: u8 = 127;
+}
+
+type Id = u32;
+
+#[derive(Debug)]
+enum Node {
+    /// Accepts every value.
+    Any,
+    /// Accepts nothing here: the validator decides.
+    Unsure,
+    Typed(Box<Typed>),
+}
+
+#[derive(Debug, Default)]
+struct Typed {
+    types: u8,
+    values: Option<Vec<Value>>,
+    /// Declared properties, sorted by name: node, and whether required.
+    properties: Vec<(Box<str>, Id, bool)>,
+    required: usize,
+    additional: Additional,
+    items: Option<Id>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    exclusive_minimum: Option<f64>,
+    exclusive_maximum: Option<f64>,
+}
+
+#[derive(Debug, Default)]
+enum Additional {
+    #[default]
+    Any,
+    Deny,
+    Schema(Id),
+}
+
+/// A schema compiled for the acceptance test.
+#[derive(Debug)]
+pub(crate) struct Check {
+    nodes: Vec<Node>,
+    root: Id,
+}
+
+impl Check {
+    /// Compiles `schema`; never fails (what it cannot read is `Unsure`).
+    pub(crate) fn compile(schema: &Value) -> Check {
+        let mut compiler = Compiler {
+            root: schema,
+            nodes: Vec::new(),
+            refs: HashMap::new(),
+        };
+        let root = compiler.schema(schema, 0, true);
+        Check {
+            nodes: compiler.nodes,
+            root,
+        }
+    }
+
+    /// True when `value` is certainly valid against the schema.
+    #[inline]
+    pub(crate) fn accepts(&self, value: &Value) -> bool {
+        self.node_accepts(self.root, value, 0)
+    }
+
+    fn node_accepts(&self, id: Id, value: &Value, depth: usize) -> bool {
+        let typed = match &self.nodes[id as usize] {
+            Node::Any => return true,
+            Node::Unsure => return false,
+            Node::Typed(typed) => typed,
+        };
+        if depth > MAX_DEPTH || typed.types & type_of(value) == 0 {
+            return false;
+        }
+        if let Some(values) = &typed.values {
+            if !values.contains(value) {
+                return false;
+            }
+        }
+        match value {
+            Value::String(s) => {
+                if typed.min_length.is_some() || typed.max_length.is_some() {
+                    let n = s.chars().count() as u64;
+                    if typed.min_length.is_some_and(|m| n < m)
+                        || typed.max_length.is_some_and(|m| n > m)
+                    {
+                        return false;
+                    }
+                }
+                true
+            }
+            Value::Number(n) => number_ok(typed, n),
+            Value::Array(items) => {
+                let n = items.len() as u64;
+                if typed.min_items.is_some_and(|m| n < m) || typed.max_items.is_some_and(|m| n > m)
+                {
+                    return false;
+                }
+                match typed.items {
+                    Some(child) => items
+                        .iter()
+                        .all(|item| self.node_accepts(child, item, depth + 1)),
+                    None => true,
+                }
+            }
+            Value::Object(members) => {
+                let mut required = 0;
+                for (key, member) in members {
+                    let child = match property(&typed.properties, key) {
+                        Some((child, is_required)) => {
+                            required += usize::from(is_required);
+                            child
+                        }
+                        None => match typed.additional {
+                            Additional::Any => continue,
+                            Additional::Deny => return false,
+                            Additional::Schema(child) => child,
+                        },
+                    };
+                    if !self.node_accepts(child, member, depth + 1) {
+                        return false;
+                    }
+                }
+                required == typed.required
+            }
+            Value::Null | Value::Bool(_) => true,
+        }
+    }
+}
+
+#[inline]
+fn property(properties: &[(Box<str>, Id, bool)], key: &str) -> Option<(Id, bool)> {
+    let found = if properties.len() <= 8 {
+        properties.iter().find(|p| *p.0 == *key)
+    } else {
+        properties
+            .binary_search_by(|p| (*p.0).cmp(key))
+            .ok()
+            .map(|i| &properties[i])
+    };
+    found.map(|p| (p.1, p.2))
+}
+
+fn number_ok(typed: &Typed, n: &Number) -> bool {
+    let bounded = typed.minimum.is_some()
+        || typed.maximum.is_some()
+        || typed.exclusive_minimum.is_some()
+        || typed.exclusive_maximum.is_some();
+    if !bounded {
+        return true;
+    }
+    let Some(x) = n.as_f64() else { return false };
+    if (n.is_i64() || n.is_u64()) && x.abs() > EXACT {
+        return false;
+    }
+    !(typed.minimum.is_some_and(|m| x < m)
+        || typed.maximum.is_some_and(|m| x > m)
+        || typed.exclusive_minimum.is_some_and(|m| x <= m)
+        || typed.exclusive_maximum.is_some_and(|m| x >= m))
+}
+
+fn type_of(value: &Value) -> u8 {
+    match value {
+        Value::Null => ty::NULL,
+        Value::Bool(_) => ty::BOOLEAN,
+        Value::Number(n) if n.is_i64() || n.is_u64() => ty::NUMBER | ty::INTEGER,
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x.fract() == 0.0 => ty::NUMBER | ty::INTEGER,
+            _ => ty::NUMBER,
+        },
+        Value::String(_) => ty::STRING,
+        Value::Array(_) => ty::ARRAY,
+        Value::Object(_) => ty::OBJECT,
+    }
+}
+
+struct Compiler<'s> {
+    root: &'s Value,
+    nodes: Vec<Node>,
+    refs: HashMap<&'s str, Id>,
+}
+
+impl<'s> Compiler<'s> {
+    fn push(&mut self, node: Node) -> Id {
+        self.nodes.push(node);
+        (self.nodes.len() - 1) as Id
+    }
+
+    fn schema(&mut self, schema: &'s Value, depth: usize, root: bool) -> Id {
+        if depth > MAX_DEPTH {
+            return self.push(Node::Unsure);
+        }
+        let obj = match schema {
+            Value::Bool(true) => return self.push(Node::Any),
+            Value::Object(obj) => obj,
+            _ => return self.push(Node::Unsure),
+        };
+        let known = |key: &str| {
+            ANNOTATIONS.contains(&key)
+                || EVALUATED.contains(&key)
+                || key.starts_with("x-")
+                || (root && key == "$id")
+        };
+        if let Some(reference) = obj.get("$ref") {
+            let alone = obj
+                .keys()
+                .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()) || k.starts_with("x-"));
+            return match reference.as_str() {
+                Some(reference) if alone => self.reference(reference),
+                _ => self.push(Node::Unsure),
+            };
+        }
+        if !obj.keys().all(|k| known(k)) {
+            return self.push(Node::Unsure);
+        }
+        match self.typed(schema, depth) {
+            Some(typed) => self.push(Node::Typed(Box::new(typed))),
+            None => self.push(Node::Unsure),
+        }
+    }
+
+    fn reference(&mut self, reference: &'s str) -> Id {
+        if let Some(&id) = self.refs.get(reference) {
+            return id;
+        }
+        let target = reference.strip_prefix('#').and_then(|p| {
+            if p.is_empty() || p.starts_with('/') {
+                self.root.pointer(p)
+            } else {
+                None
+            }
+        });
+        let Some(target) = target else {
+            return self.push(Node::Unsure);
+        };
+        // Reserve the slot first so recursive references terminate.
+        let id = self.push(Node::Unsure);
+        self.refs.insert(reference, id);
+        let inner = self.schema(target, 0, false);
+        self.nodes[id as usize] = std::mem::replace(&mut self.nodes[inner as usize], Node::Unsure);
+        // `inner` may itself be the target of a reference compiled inside
+        // it; point it back at the moved node's place.
+        self.refs
+            .values_mut()
+            .filter(|v| **v == inner)
+            .for_each(|v| *v = id);
+        id
+    }
+
+    fn typed(&mut self, schema: &'s Value, depth: usize) -> Option<Typed> {
+        let mut typed = Typed {
+            types: match schema.get("type") {
+                None => ty::ALL,
+                Some(Value::String(t)) => type_bits(t)?,
+                Some(Value::Array(ts)) => ts.iter().try_fold(0, |bits, t| {
+                    t.as_str().and_then(type_bits).map(|b| bits | b)
+                })?,
+                Some(_) => return None,
+            },
+            ..Typed::default()
+        };
+        match (schema.get("enum"), schema.get("const")) {
+            (Some(Value::Array(values)), None) => typed.values = Some(values.clone()),
+            (None, Some(value)) => typed.values = Some(vec![value.clone()]),
+            (None, None) => {}
+            _ => return None,
+        }
+        // Numbers in `enum` compare by value in JSON Schema (1 == 1.0),
+        // by representation in serde_json: leave them to the validator.
+        if typed
+            .values
+            .as_ref()
+            .is_some_and(|vs| vs.iter().any(contains_number))
+        {
+            return None;
+        }
+        let mut required: Vec<&str> = Vec::new();
+        match schema.get("required") {
+            None => {}
+            Some(Value::Array(names)) => {
+                for name in names {
+                    required.push(name.as_str()?);
+                }
+            }
+            Some(_) => return None,
+        }
+        match schema.get("properties") {
+            None => {}
+            Some(Value::Object(properties)) => {
+                for (name, sub) in properties {
+                    let id = self.schema(sub, depth + 1, false);
+                    let is_required = required.contains(&name.as_str());
+                    typed
+                        .properties
+                        .push((name.as_str().into(), id, is_required));
+                }
+            }
+            Some(_) => return None,
+        }
+        typed.properties.sort_by(|a, b| a.0.cmp(&b.0));
+        required.sort_unstable();
+        required.dedup();
+        // A required name that is not declared needs a lookup: leave it.
+        if required.iter().any(|r| property(&typed.properties, r).is_none()) {
+            return None;
+        }
+        typed.required = required.len();
+        typed.additional = match schema.get("additionalProperties") {
+            None | Some(Value::Bool(true)) => Additional::Any,
+            Some(Value::Bool(false)) => Additional::Deny,
+            Some(sub @ Value::Object(_)) => Additional::Schema(self.schema(sub, depth + 1, false)),
+            Some(_) => return None,
+        };
+        typed.items = match schema.get("items") {
+            None | Some(Value::Bool(true)) => None,
+            Some(sub @ Value::Object(_)) => Some(self.schema(sub, depth + 1, false)),
+            Some(_) => return None,
+        };
+        typed.min_items = count(schema, "minItems")?;
+        typed.max_items = count(schema, "maxItems")?;
+        typed.min_length = count(schema, "minLength")?;
+        typed.max_length = count(schema, "maxLength")?;
+        typed.minimum = bound(schema, "minimum")?;
+        typed.maximum = bound(schema, "maximum")?;
+        typed.exclusive_minimum = bound(schema, "exclusiveMinimum")?;
+        typed.exclusive_maximum = bound(schema, "exclusiveMaximum")?;
+        Some(typed)
+    }
+}
+
+fn contains_number(value: &Value) -> bool {
+    match value {
+        Value::Number(_) => true,
+        Value::Array(items) => items.iter().any(contains_number),
+        Value::Object(members) => members.values().any(contains_number),
+        _ => false,
+    }
+}
+
+fn type_bits(name: &str) -> Option<u8> {
+    Some(match name {
+        "string" => ty::STRING,
+        "number" => ty::NUMBER | ty::INTEGER,
+        "integer" => ty::INTEGER,
+        "boolean" => ty::BOOLEAN,
+        "null" => ty::NULL,
+        "array" => ty::ARRAY,
+        "object" => ty::OBJECT,
+        _ => return None,
+    })
+}
+
+/// `Some(None)` when absent, `None` when present but not a count.
+fn count(schema: &Value, key: &str) -> Option<Option<u64>> {
+    match schema.get(key) {
+        None => Some(None),
+        Some(value) => value.as_u64().map(Some),
+    }
+}
+
+/// `Some(None)` when absent, `None` when present but not a number exact as
+/// a double (draft-04's boolean `exclusiveMinimum`, say).
+fn bound(schema: &Value, key: &str) -> Option<Option<f64>> {
+    match schema.get(key) {
+        None => Some(None),
+        Some(Value::Number(n)) => {
+            let x = n.as_f64()?;
+            ((n.is_f64() || x.abs() <= EXACT) && x.is_finite()).then_some(Some(x))
+        }
+        Some(_) => None,
+    }
+}

@@ -1,0 +1,214 @@
+//! Which repair rules apply: the core rule by default, opt-in rules by name.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::repair::RepairRule;
+
+/// The set of repair rules canon applies when binding a call.
+///
+/// The default policy is the core rule alone
+/// ([`ScalarToArray`](RepairRule::ScalarToArray): a lone string where the
+/// schema says array of strings is bound as a one-element array). Each
+/// opt-in rule ([`JsonText`](RepairRule::JsonText),
+/// [`NumberText`](RepairRule::NumberText),
+/// [`BoolText`](RepairRule::BoolText),
+/// [`NullAsAbsent`](RepairRule::NullAsAbsent)) is enabled by name, applies
+/// only where the schema says so, and is kept only when the repaired call
+/// then validates.
+///
+/// [`EmptyArguments`](RepairRule::EmptyArguments) is not part of a policy:
+/// a [`Toolbox`](crate::Toolbox) always reads `null` arguments as `{}`.
+///
+/// ```
+/// use canon::{Policy, RepairRule};
+///
+/// let policy: Policy = "number_text,bool_text".parse().unwrap();
+/// assert!(policy.contains(RepairRule::ScalarToArray));
+/// assert!(policy.contains(RepairRule::NumberText));
+/// assert!(!policy.contains(RepairRule::JsonText));
+/// assert_eq!(policy, Policy::default().with(RepairRule::NumberText).with(RepairRule::BoolText));
+/// assert_eq!("all".parse::<Policy>().unwrap(), Policy::all());
+/// assert!("comma_split".parse::<Policy>().is_err());
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Policy {
+    bits: u8,
+}
+
+impl Policy {
+    /// The core rule alone.
+    pub const DEFAULT: Policy = Policy { bits: bit(RepairRule::ScalarToArray) };
+
+    /// No rule at all: a call binds only if it is valid as sent.
+    pub const STRICT: Policy = Policy { bits: 0 };
+
+    /// The rules a policy can hold, in the order they are listed.
+    pub const RULES: [RepairRule; 5] = [
+        RepairRule::ScalarToArray,
+        RepairRule::JsonText,
+        RepairRule::NumberText,
+        RepairRule::BoolText,
+        RepairRule::NullAsAbsent,
+    ];
+
+    /// Every rule: the core rule and all opt-in rules.
+    pub const fn all() -> Policy {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < Policy::RULES.len() {
+            bits |= bit(Policy::RULES[i]);
+            i += 1;
+        }
+        Policy { bits }
+    }
+
+    /// This policy with `rule` enabled (no effect for
+    /// [`EmptyArguments`](RepairRule::EmptyArguments)).
+    #[must_use]
+    pub const fn with(self, rule: RepairRule) -> Policy {
+        Policy {
+            bits: self.bits | bit(rule),
+        }
+    }
+
+    /// This policy with `rule` disabled.
+    #[must_use]
+    pub const fn without(self, rule: RepairRule) -> Policy {
+        Policy {
+            bits: self.bits & !bit(rule),
+        }
+    }
+
+    /// Every rule enabled in either policy.
+    #[must_use]
+    pub const fn union(self, other: Policy) -> Policy {
+        Policy {
+            bits: self.bits | other.bits,
+        }
+    }
+
+    /// True when `rule` is enabled.
+    pub const fn contains(self, rule: RepairRule) -> bool {
+        let b = bit(rule);
+        b != 0 && self.bits & b == b
+    }
+
+    /// True when an opt-in rule (anything beyond the core rule) is enabled.
+    pub const fn has_opt_in(self) -> bool {
+        self.bits & !bit(RepairRule::ScalarToArray) != 0
+    }
+
+    /// The enabled rules, in the order of [`RULES`](Self::RULES).
+    pub fn rules(self) -> impl Iterator<Item = RepairRule> {
+        Policy::RULES.into_iter().filter(move |r| self.contains(*r))
+    }
+}
+
+const fn bit(rule: RepairRule) -> u8 {
+    match rule {
+        RepairRule::ScalarToArray => 1,
+        RepairRule::JsonText => 2,
+        RepairRule::NumberText => 4,
+        RepairRule::BoolText => 8,
+        RepairRule::NullAsAbsent => 16,
+        RepairRule::EmptyArguments => 0,
+    }
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::DEFAULT
+    }
+}
+
+impl fmt::Debug for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.rules()).finish()
+    }
+}
+
+impl fmt::Display for Policy {
+    /// `strict`, or the enabled rules' names joined by commas.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.bits == 0 {
+            return f.write_str("strict");
+        }
+        let names: Vec<&str> = self.rules().map(RepairRule::as_str).collect();
+        f.write_str(&names.join(","))
+    }
+}
+
+/// A policy text that names no known rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownRule {
+    /// The name that is not a rule.
+    pub name: String,
+}
+
+impl fmt::Display for UnknownRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Policy::RULES.iter().map(|r| r.as_str()).collect();
+        write!(
+            f,
+            "`{}` is not a repair rule; use `default`, `all`, `strict`, or a comma-separated list of {}",
+            self.name,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownRule {}
+
+impl FromStr for Policy {
+    type Err = UnknownRule;
+
+    /// `default`, `all`, `strict`, or a comma-separated list of rule names,
+    /// each added to the default policy (`number_text,bool_text`).
+    fn from_str(text: &str) -> Result<Policy, UnknownRule> {
+        match text.trim() {
+            "default" => return Ok(Policy::DEFAULT),
+            "all" => return Ok(Policy::all()),
+            "strict" => return Ok(Policy::STRICT),
+            _ => {}
+        }
+        let mut policy = Policy::DEFAULT;
+        for name in text.split(',').map(str::trim) {
+            match RepairRule::from_name(name).filter(|r| bit(*r) != 0) {
+                Some(rule) => policy = policy.with(rule),
+                None => {
+                    return Err(UnknownRule {
+                        name: name.to_owned(),
+                    })
+                }
+            }
+        }
+        Ok(policy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for policy in [Policy::DEFAULT, Policy::all(), Policy::STRICT] {
+            let text = policy.to_string();
+            let again: Policy = if text == "scalar_to_array" {
+                "default".parse().unwrap()
+            } else {
+                text.parse().unwrap()
+            };
+            assert_eq!(again, policy, "{text}");
+        }
+        assert_eq!(Policy::all().to_string(), "scalar_to_array,json_text,number_text,bool_text,null_as_absent");
+        assert_eq!(
+            "empty_arguments".parse::<Policy>().unwrap_err().name,
+            "empty_arguments"
+        );
+        assert!(!Policy::DEFAULT.has_opt_in());
+        assert!(Policy::DEFAULT.with(RepairRule::NullAsAbsent).has_opt_in());
+        assert!(!Policy::all().contains(RepairRule::EmptyArguments));
+    }
+}

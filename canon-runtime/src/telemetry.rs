@@ -1,0 +1,29 @@
+//! What canon records through `tracing`: where and which rule, never a
+//! value.
+
+use crate::error::BindError;
+use crate::repair::Repair;
+
+/// Records one repair of a call of `tool` (target `canon::repair`, INFO).
+pub(crate) fn repair(tool: &str, repair: &Repair) {
+    tracing::info!(
+        target: "canon::repair",
+        tool = %tool,
+        pointer = %repair.pointer,
+        rule = repair.rule.as_str(),
+        "repaired a tool call",
+    );
+}
+
+/// Records a rejected call (target `canon::reject`, WARN) and returns its
+/// error.
+pub(crate) fn reject(error: BindError) -> BindError {
+    tracing::warn!(
+        target: "canon::reject",
+        tool = %error.tool(),
+        pointers = ?error.pointers(),
+        violations = error.violations().len(),
+        "rejected a tool call",
+    );
+    error
+}

@@ -10,6 +10,8 @@ mod context;
 mod diagnose;
 mod error;
 mod plan;
+#[cfg(test)]
+mod proptests;
 mod pointer;
 mod policy;
 mod repair;

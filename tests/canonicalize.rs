@@ -15,7 +15,10 @@ fn canon(schema: Value, policy: Policy) -> Canonicalizer {
 }
 
 /// Canonicalizes `args`; the repairs as `(pointer, rule)` and the result.
-fn run(c: &Canonicalizer, args: Value) -> Result<(Vec<(String, &'static str)>, Value), Vec<String>> {
+/// The repairs as `(pointer, rule)`, and the canonical call.
+type Canonical = (Vec<(String, &'static str)>, Value);
+
+fn run(c: &Canonicalizer, args: Value) -> Result<Canonical, Vec<String>> {
     let mut value = args.clone();
     match c.canonicalize(&mut value) {
         Ok(repairs) => Ok((
@@ -63,7 +66,11 @@ fn the_default_policy_is_the_core_rule_alone() {
         )
     );
     assert_eq!(
-        run(&c, json!({"cities": ["Oslo"], "days": "3", "metric": "true", "note": null})).unwrap_err(),
+        run(
+            &c,
+            json!({"cities": ["Oslo"], "days": "3", "metric": "true", "note": null})
+        )
+        .unwrap_err(),
         [
             "/days: expected an integer, got the string \"3\"",
             "/metric: expected a boolean (true or false), got the string \"true\"",
@@ -144,8 +151,14 @@ fn rules_never_guess() {
         assert!(violations.contains(&violation.to_owned()), "{args}: {violations:?}");
     }
     // A string where a string is admitted stays a string.
-    let c = canon(json!({"properties": {"id": {"type": ["string", "integer"]}}}), Policy::all());
-    assert_eq!(run(&c, json!({"id": "5"})).unwrap(), (vec![], json!({"id": "5"})));
+    let c = canon(
+        json!({"properties": {"id": {"type": ["string", "integer"]}}}),
+        Policy::all(),
+    );
+    assert_eq!(
+        run(&c, json!({"id": "5"})).unwrap(),
+        (vec![], json!({"id": "5"}))
+    );
 }
 
 #[test]
@@ -168,7 +181,10 @@ fn a_repair_that_does_not_validate_is_undone() {
         json!({"properties": {"n": {"type": "integer", "nullable": true}}}),
         Policy::all(),
     );
-    assert_eq!(run(&c, json!({"n": null})).unwrap(), (vec![], json!({"n": null})));
+    assert_eq!(
+        run(&c, json!({"n": null})).unwrap(),
+        (vec![], json!({"n": null}))
+    );
 }
 
 #[test]
@@ -216,7 +232,14 @@ fn schemas_it_cannot_follow_leave_their_positions_alone() {
     assert_eq!(
         c.plan().positions(),
         // `/`: json_text may parse arguments sent as the text of an object.
-        ["/", "/names", "/tree", "/tree/kids", "/tree/kids/[]/...", "/tree/tags"]
+        [
+            "/",
+            "/names",
+            "/tree",
+            "/tree/kids",
+            "/tree/kids/[]/...",
+            "/tree/tags"
+        ]
     );
     let (repairs, value) = run(
         &c,
@@ -260,7 +283,12 @@ fn closed_objects_refuse_undeclared_properties() {
 #[test]
 fn a_schema_that_is_not_one_is_an_error() {
     let error = Canonicalizer::new(&json!({"type": 5})).unwrap_err();
-    assert!(error.to_string().starts_with("the schema is not a valid JSON Schema: "), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("the schema is not a valid JSON Schema: "),
+        "{error}"
+    );
 }
 
 #[test]
@@ -297,7 +325,9 @@ fn tool_attribute_enables_rules_for_one_tool() {
     let rules: Vec<&str> = bound.repairs.iter().map(|r| r.rule.as_str()).collect();
     assert_eq!(rules, ["number_text", "null_as_absent"]);
     // Text arguments take the same way.
-    let bound = Forecast.bind_str(r#"{"city": "Oslo", "days": "3"}"#).unwrap();
+    let bound = Forecast
+        .bind_str(r#"{"city": "Oslo", "days": "3"}"#)
+        .unwrap();
     assert_eq!(bound.args.days, 3);
     // bool_text is not enabled for this tool.
     let Err(error) = Forecast.bind(&json!({"city": "Oslo", "days": 3, "metric": "true"})) else {
@@ -310,7 +340,9 @@ fn tool_attribute_enables_rules_for_one_tool() {
         panic!("5000000000 is not a u32")
     };
     assert_eq!(error.pointers(), ["/days"]);
-    assert!(PlainForecast.bind(&json!({"city": "Oslo", "days": "3"})).is_err());
+    assert!(PlainForecast
+        .bind(&json!({"city": "Oslo", "days": "3"}))
+        .is_err());
 }
 
 #[tokio::test]
@@ -318,7 +350,11 @@ async fn a_toolbox_policy_applies_to_every_tool() {
     let mut toolbox = Toolbox::new().policy(Policy::DEFAULT.with(RepairRule::BoolText));
     toolbox.add(PlainForecast).unwrap().add(Forecast).unwrap();
     let result = toolbox
-        .call(ToolCall::new("1", "plain_forecast", r#"{"city": "Oslo", "days": 2, "metric": "true"}"#))
+        .call(ToolCall::new(
+            "1",
+            "plain_forecast",
+            r#"{"city": "Oslo", "days": 2, "metric": "true"}"#,
+        ))
         .await;
     assert_eq!(
         result.outcome,
@@ -329,11 +365,19 @@ async fn a_toolbox_policy_applies_to_every_tool() {
     );
     // The tool's own rules and the toolbox's add up.
     let result = toolbox
-        .call(ToolCall::new("2", "forecast", json!({"city": "Oslo", "days": "2", "metric": "true"})))
+        .call(ToolCall::new(
+            "2",
+            "forecast",
+            json!({"city": "Oslo", "days": "2", "metric": "true"}),
+        ))
         .await;
     assert!(matches!(result.outcome, ToolOutcome::Ran { ref repairs, .. } if repairs.len() == 2));
     assert_eq!(
-        toolbox.stats()["forecast"].repairs.keys().copied().collect::<Vec<_>>(),
+        toolbox.stats()["forecast"]
+            .repairs
+            .keys()
+            .copied()
+            .collect::<Vec<_>>(),
         [RepairRule::NumberText, RepairRule::BoolText]
     );
     let note = Toolbox::new().repair_notes(true).message(&result);

@@ -91,7 +91,10 @@ impl ToolAttr {
         let Meta::List(list) = meta else {
             errors.spanned(
                 meta,
-                format!("expected `repair(rule, ...)` with rules among {}", rule_list()),
+                format!(
+                    "expected `repair(rule, ...)` with rules among {}",
+                    rule_list()
+                ),
             );
             return;
         };
@@ -110,7 +113,10 @@ impl ToolAttr {
         if rules.is_empty() {
             errors.spanned(
                 meta,
-                format!("`repair()` names no rule; name some of {} or remove it", rule_list()),
+                format!(
+                    "`repair()` names no rule; name some of {} or remove it",
+                    rule_list()
+                ),
             );
         }
         for rule in rules {

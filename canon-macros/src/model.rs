@@ -101,9 +101,8 @@ impl ToolFn {
                 .repair
                 .iter()
                 .map(|rule| {
-                    let variant = heck::ToUpperCamelCase::to_upper_camel_case(
-                        rule.to_string().as_str(),
-                    );
+                    let variant =
+                        heck::ToUpperCamelCase::to_upper_camel_case(rule.to_string().as_str());
                     Ident::new(&variant, rule.span())
                 })
                 .collect(),

@@ -10,8 +10,8 @@ use crate::check::Check;
 use crate::diagnose;
 use crate::error::BindError;
 use crate::plan::{NodeId, Plan};
-use crate::policy::Policy;
 use crate::pointer;
+use crate::policy::Policy;
 use crate::repair::{Repair, RepairRule};
 use crate::rule::{self, Fix, Verdict};
 use crate::telemetry;
@@ -224,6 +224,20 @@ impl Canonicalizer {
         self.canonicalize_with(args, self.policy)
     }
 
+    /// Parses arguments sent as JSON text (OpenAI's `arguments` string).
+    ///
+    /// # Errors
+    /// A [`BindError`] with one [`Malformed`](crate::ViolationKind::Malformed)
+    /// violation when `text` is not JSON.
+    pub fn parse(&self, text: &str) -> Result<Value, BindError> {
+        serde_json::from_str(text).map_err(|e| {
+            telemetry::reject(BindError::new(
+                self.tool.clone(),
+                vec![diagnose::malformed(&e)],
+            ))
+        })
+    }
+
     /// [`canonicalize`](Self::canonicalize) under `policy`, which must not
     /// enable rules this canonicalizer was not compiled with.
     pub(crate) fn canonicalize_with(
@@ -358,7 +372,13 @@ impl Walk<'_> {
         }
     }
 
-    fn object(&mut self, members: &mut Map<String, Value>, id: NodeId, at: &mut String, depth: usize) {
+    fn object(
+        &mut self,
+        members: &mut Map<String, Value>,
+        id: NodeId,
+        at: &mut String,
+        depth: usize,
+    ) {
         let node = self.plan.node(id);
         let null_as_absent = self.policy.contains(RepairRule::NullAsAbsent);
         let mut dropped: Vec<String> = Vec::new();
@@ -368,10 +388,7 @@ impl Walk<'_> {
                 Some(property) => {
                     at.push('/');
                     at.push_str(&property.token);
-                    if property.drop_null
-                        && null_as_absent
-                        && member.is_null()
-                        && !self.skipped(at)
+                    if property.drop_null && null_as_absent && member.is_null() && !self.skipped(at)
                     {
                         self.repairs
                             .push(Repair::new(at.clone(), RepairRule::NullAsAbsent));
@@ -421,7 +438,13 @@ const MAP: [&str; 5] = [
     "dependentSchemas",
 ];
 
-const DRAFTS: [&str; 5] = ["draft-04", "draft-06", "draft-07", "draft/2019-09", "draft/2020-12"];
+const DRAFTS: [&str; 5] = [
+    "draft-04",
+    "draft-06",
+    "draft-07",
+    "draft/2019-09",
+    "draft/2020-12",
+];
 
 /// The schema as calls are checked against it: `nullable: true` becomes a
 /// type union with `null`; a `$ref` that does not resolve inside the
@@ -505,9 +528,13 @@ fn rewrite(schema: &mut Value, closed: bool, dangling: &[&str], depth: usize) {
     }
     if closed
         && obj.get("properties").is_some_and(Value::is_object)
-        && !["additionalProperties", "patternProperties", "unevaluatedProperties"]
-            .iter()
-            .any(|k| obj.contains_key(*k))
+        && ![
+            "additionalProperties",
+            "patternProperties",
+            "unevaluatedProperties",
+        ]
+        .iter()
+        .any(|k| obj.contains_key(*k))
     {
         obj.insert("additionalProperties".to_owned(), Value::Bool(false));
     }

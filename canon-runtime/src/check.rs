@@ -371,7 +371,10 @@ impl<'s> Compiler<'s> {
         required.sort_unstable();
         required.dedup();
         // A required name that is not declared needs a lookup: leave it.
-        if required.iter().any(|r| property(&typed.properties, r).is_none()) {
+        if required
+            .iter()
+            .any(|r| property(&typed.properties, r).is_none())
+        {
             return None;
         }
         typed.required = required.len();

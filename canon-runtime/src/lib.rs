@@ -10,10 +10,10 @@ mod context;
 mod diagnose;
 mod error;
 mod plan;
-#[cfg(test)]
-mod proptests;
 mod pointer;
 mod policy;
+#[cfg(test)]
+mod proptests;
 mod repair;
 mod rule;
 mod spec;

@@ -38,7 +38,9 @@ pub struct Policy {
 
 impl Policy {
     /// The core rule alone.
-    pub const DEFAULT: Policy = Policy { bits: bit(RepairRule::ScalarToArray) };
+    pub const DEFAULT: Policy = Policy {
+        bits: bit(RepairRule::ScalarToArray),
+    };
 
     /// No rule at all: a call binds only if it is valid as sent.
     pub const STRICT: Policy = Policy { bits: 0 };
@@ -129,10 +131,14 @@ impl fmt::Debug for Policy {
 }
 
 impl fmt::Display for Policy {
-    /// `strict`, or the enabled rules' names joined by commas.
+    /// `strict`, `default`, `all`, or the enabled rules' names joined by
+    /// commas.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.bits == 0 {
-            return f.write_str("strict");
+        match *self {
+            Policy::STRICT => return f.write_str("strict"),
+            Policy::DEFAULT => return f.write_str("default"),
+            p if p == Policy::all() => return f.write_str("all"),
+            _ => {}
         }
         let names: Vec<&str> = self.rules().map(RepairRule::as_str).collect();
         f.write_str(&names.join(","))
@@ -164,7 +170,8 @@ impl FromStr for Policy {
     type Err = UnknownRule;
 
     /// `default`, `all`, `strict`, or a comma-separated list of rule names,
-    /// each added to the default policy (`number_text,bool_text`).
+    /// each added to the default policy (`number_text,bool_text`). Every
+    /// policy that holds the core rule reads back from its `Display` text.
     fn from_str(text: &str) -> Result<Policy, UnknownRule> {
         match text.trim() {
             "default" => return Ok(Policy::DEFAULT),
@@ -174,6 +181,7 @@ impl FromStr for Policy {
         }
         let mut policy = Policy::DEFAULT;
         for name in text.split(',').map(str::trim) {
+            // `scalar_to_array` may be listed; it is in the default anyway.
             match RepairRule::from_name(name).filter(|r| bit(*r) != 0) {
                 Some(rule) => policy = policy.with(rule),
                 None => {
@@ -193,16 +201,18 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for policy in [Policy::DEFAULT, Policy::all(), Policy::STRICT] {
+        let some = Policy::DEFAULT
+            .with(RepairRule::NumberText)
+            .with(RepairRule::NullAsAbsent);
+        for policy in [Policy::DEFAULT, Policy::all(), Policy::STRICT, some] {
             let text = policy.to_string();
-            let again: Policy = if text == "scalar_to_array" {
-                "default".parse().unwrap()
-            } else {
-                text.parse().unwrap()
-            };
-            assert_eq!(again, policy, "{text}");
+            assert_eq!(text.parse::<Policy>().unwrap(), policy, "{text}");
         }
-        assert_eq!(Policy::all().to_string(), "scalar_to_array,json_text,number_text,bool_text,null_as_absent");
+        assert_eq!(
+            some.to_string(),
+            "scalar_to_array,number_text,null_as_absent"
+        );
+        assert_eq!(Policy::all().to_string(), "all");
         assert_eq!(
             "empty_arguments".parse::<Policy>().unwrap_err().name,
             "empty_arguments"

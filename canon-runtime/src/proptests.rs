@@ -44,7 +44,11 @@ fn schema() -> impl Strategy<Value = Value> {
     leaf().prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             (
-                proptest::collection::btree_map(proptest::sample::select(&NAMES[..]), inner.clone(), 0..4),
+                proptest::collection::btree_map(
+                    proptest::sample::select(&NAMES[..]),
+                    inner.clone(),
+                    0..4
+                ),
                 proptest::collection::btree_set(proptest::sample::select(&NAMES[..]), 0..3),
                 prop_oneof![
                     Just(None),
@@ -59,10 +63,15 @@ fn schema() -> impl Strategy<Value = Value> {
                     if typed {
                         schema.insert("type".into(), json!("object"));
                     }
-                    let properties: Map<String, Value> =
-                        properties.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+                    let properties: Map<String, Value> = properties
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v))
+                        .collect();
                     schema.insert("properties".into(), Value::Object(properties));
-                    schema.insert("required".into(), json!(required.into_iter().collect::<Vec<_>>()));
+                    schema.insert(
+                        "required".into(),
+                        json!(required.into_iter().collect::<Vec<_>>()),
+                    );
                     if let Some(additional) = additional {
                         schema.insert("additionalProperties".into(), additional);
                     }
@@ -80,8 +89,23 @@ fn value() -> impl Strategy<Value = Value> {
         (-3i64..20).prop_map(Value::from),
         prop_oneof![Just(0.5), Just(2.0), Just(-1.5), Just(1e20)].prop_map(Value::from),
         proptest::sample::select(vec![
-            "", "a", "b", "ab", "abcd", "3", "2.5", "-1", "true", "false", "null", "[\"a\"]",
-            "[1, 2]", "{\"a\": 1}", "['a']", " 3", "2020-01-01",
+            "",
+            "a",
+            "b",
+            "ab",
+            "abcd",
+            "3",
+            "2.5",
+            "-1",
+            "true",
+            "false",
+            "null",
+            "[\"a\"]",
+            "[1, 2]",
+            "{\"a\": 1}",
+            "['a']",
+            " 3",
+            "2020-01-01",
         ])
         .prop_map(Value::from),
     ];
@@ -89,7 +113,9 @@ fn value() -> impl Strategy<Value = Value> {
         prop_oneof![
             proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
             proptest::collection::btree_map(proptest::sample::select(&NAMES[..]), inner, 0..4)
-                .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+                .prop_map(|m| Value::Object(
+                    m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+                )),
         ]
     })
 }
@@ -97,7 +123,10 @@ fn value() -> impl Strategy<Value = Value> {
 fn with_defs(schema: Value) -> Value {
     match schema {
         Value::Object(mut obj) => {
-            obj.insert("$defs".into(), json!({"Names": {"type": "array", "items": {"type": "string"}}}));
+            obj.insert(
+                "$defs".into(),
+                json!({"Names": {"type": "array", "items": {"type": "string"}}}),
+            );
             Value::Object(obj)
         }
         other => other,
@@ -159,7 +188,9 @@ fn the_check_accepts_typical_calls() {
         "additionalProperties": false
     });
     let check = Check::compile(&schema);
-    assert!(check.accepts(&json!({"names": ["a"], "query": "q", "limit": 5, "order": "asc", "exact": true})));
+    assert!(check.accepts(
+        &json!({"names": ["a"], "query": "q", "limit": 5, "order": "asc", "exact": true})
+    ));
     assert!(check.accepts(&json!({"names": [], "query": "q", "limit": null})));
     assert!(!check.accepts(&json!({"names": "a", "query": "q"})));
     assert!(!check.accepts(&json!({"names": ["a"]})));

@@ -200,16 +200,24 @@ mod tests {
         assert_eq!(n("5.0", false).as_deref(), Some("5"));
         assert_eq!(n("1e3", false).as_deref(), Some("1000"));
         assert_eq!(n("1e300", false), None);
-        for bad in [" 5", "5 ", "+5", "05", "5.", ".5", "NaN", "0x10", "1,000", "", "five", "5kg"] {
+        for bad in [
+            " 5", "5 ", "+5", "05", "5.", ".5", "NaN", "0x10", "1,000", "", "five", "5kg",
+        ] {
             assert_eq!(n(bad, true), None, "{bad:?}");
         }
     }
 
     #[test]
     fn json_text_parses_only_the_admitted_kind() {
-        assert_eq!(json_text(" [1, 2] ", TEXT_ARRAY), Some(serde_json::json!([1, 2])));
+        assert_eq!(
+            json_text(" [1, 2] ", TEXT_ARRAY),
+            Some(serde_json::json!([1, 2]))
+        );
         assert_eq!(json_text("{\"a\": 1}", TEXT_ARRAY), None);
-        assert_eq!(json_text("{\"a\": 1}", TEXT_OBJECT), Some(serde_json::json!({"a": 1})));
+        assert_eq!(
+            json_text("{\"a\": 1}", TEXT_OBJECT),
+            Some(serde_json::json!({"a": 1}))
+        );
         assert_eq!(json_text("['a', 'b']", TEXT_ARRAY), None);
         assert_eq!(json_text("[1, 2", TEXT_ARRAY), None);
         assert_eq!(json_text("5", TEXT_ARRAY | TEXT_OBJECT), None);

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use crate::context::CallContext;
 use crate::error::{BindError, CallError};
-use crate::repair::Bound;
 use crate::policy::Policy;
+use crate::repair::Bound;
 use crate::spec::ToolSpec;
 
 /// A tool a model can call: a name, a description, an input schema, and a

@@ -1,0 +1,300 @@
+//! `canon replay`: the engine on the bundled sample and on every tools-file
+//! form, and the command itself.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use canon::Policy;
+use canon_cli::{LineError, Replay, Tools, SAMPLE_CALLS, SAMPLE_TOOLS};
+use serde_json::{json, Value};
+
+/// A call's line, outcome, and repairs as `pointer rule`.
+type Seen = (u64, &'static str, Vec<String>);
+
+fn sample(policy: Policy) -> (canon_cli::Report, Vec<Seen>) {
+    let mut outcomes = Vec::new();
+    let report = Replay::new(policy, Tools::parse(SAMPLE_TOOLS).unwrap())
+        .run(
+            SAMPLE_CALLS.as_bytes(),
+            |_| {},
+            |o| {
+                let rules = o
+                    .repairs
+                    .iter()
+                    .map(|r| format!("{} {}", r.pointer, r.rule))
+                    .collect();
+                outcomes.push((o.line, o.outcome, rules));
+                Ok(())
+            },
+        )
+        .unwrap();
+    (report, outcomes)
+}
+
+#[test]
+fn the_bundled_sample_under_each_policy() {
+    let (report, outcomes) = sample(Policy::DEFAULT);
+    let t = &report.totals;
+    assert_eq!(
+        (
+            t.calls,
+            t.accepted_strictly,
+            t.accepted_after_repair,
+            t.still_rejected
+        ),
+        (17, 2, 4, 11)
+    );
+    let repaired: Vec<_> = outcomes.iter().filter(|o| o.1 == "repaired").collect();
+    assert_eq!(
+        repaired,
+        [
+            &(
+                2,
+                "repaired",
+                vec!["/data_source_names scalar_to_array".to_owned()]
+            ),
+            &(
+                3,
+                "repaired",
+                vec!["/data_source_names scalar_to_array".to_owned()]
+            ),
+            &(4, "repaired", vec!["/labels scalar_to_array".to_owned()]),
+            &(5, "repaired", vec!["/to scalar_to_array".to_owned()]),
+        ]
+    );
+
+    let (report, outcomes) = sample(Policy::all());
+    let t = &report.totals;
+    assert_eq!(
+        (
+            t.accepted_strictly,
+            t.accepted_after_repair,
+            t.still_rejected
+        ),
+        (2, 8, 7)
+    );
+    let rules: BTreeMap<&str, u64> = report
+        .repairs_by_rule
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    assert_eq!(
+        rules,
+        BTreeMap::from([
+            ("bool_text", 1),
+            ("json_text", 1),
+            ("null_as_absent", 1),
+            ("number_text", 1),
+            ("scalar_to_array", 4)
+        ])
+    );
+    // Lines 11 to 17 are the calls no rule may touch.
+    assert!(outcomes
+        .iter()
+        .filter(|o| o.0 >= 11)
+        .all(|o| o.1 == "rejected"));
+    let kinds: Vec<&str> = report
+        .still_rejected_by_kind
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "blank_string",
+            "constraint",
+            "json_text",
+            "missing",
+            "not_allowed",
+            "unknown",
+            "wrong_type"
+        ]
+    );
+    let example = &report.still_rejected_by_kind["unknown"].example;
+    assert_eq!(
+        (
+            example.line,
+            example.tool.as_str(),
+            example.pointer.as_str(),
+            example.message.as_str()
+        ),
+        (
+            14,
+            "search_code",
+            "/qeury",
+            "unknown parameter; did you mean `query`?"
+        )
+    );
+}
+
+#[test]
+fn every_tools_file_form_is_read() {
+    let schema = json!({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}});
+    let forms = [
+        // OpenAI Chat Completions, Responses, Anthropic, MCP result, MCP
+        // JSON-RPC response, an object with `tools`.
+        json!([{"type": "function", "function": {"name": "tag", "parameters": schema}}]),
+        json!([{"type": "function", "name": "tag", "parameters": schema}]),
+        json!([{"name": "tag", "description": "d", "input_schema": schema}]),
+        json!({"tools": [{"name": "tag", "inputSchema": schema}]}),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "tag", "inputSchema": schema}]}}),
+    ];
+    let mut texts: Vec<String> = forms.iter().map(Value::to_string).collect();
+    // One tool per line.
+    texts.push(format!(
+        "{}\n\n{}\n",
+        json!({"name": "tag", "schema": schema}),
+        json!({"name": "other", "parameters": {"type": "object"}})
+    ));
+    for text in texts {
+        let tools = Tools::parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(tools.get("tag"), Some(&schema), "{text}");
+        let calls = r#"{"tool": "tag", "arguments": "{\"tags\": \"urgent\"}"}"#;
+        let report = Replay::new(Policy::DEFAULT, tools)
+            .run(calls.as_bytes(), |_| {}, |_| Ok(()))
+            .unwrap();
+        assert_eq!(report.totals.accepted_after_repair, 1);
+    }
+    assert_eq!(
+        Tools::parse(r#"[{"name": "x"}]"#).unwrap_err(),
+        "tool #1 has no name and schema"
+    );
+    assert_eq!(
+        Tools::parse("{\"name\": \"a\", \"schema\": {}}\nnope\n")
+            .unwrap_err()
+            .split(" (")
+            .next(),
+        Some("line 2: not JSON")
+    );
+}
+
+#[test]
+fn malformed_lines_are_reported_by_number_and_skipped() {
+    let input = concat!(
+        "{\"tool\": \"t\", \"schema\": {\"type\": \"object\"}, \"arguments\": {}}\n",
+        "not json\n",
+        "\n",
+        "{\"tool\": \"t\", \"arguments\": {}}\n",
+        "{\"schema\": {}, \"arguments\": {}}\n",
+        "{\"tool\": \"t\", \"schema\": {}}\n",
+        "{\"tool\": \"t\", \"schema\": {\"type\": 5}, \"arguments\": {}}\n",
+        "{\"tool\": \"t\", \"schema\": {\"type\": \"object\"}, \"arguments\": \"{oops\"}\n",
+        "{\"tool\": \"t\", \"schema\": {\"type\": \"object\"}, \"arguments\": null}\n",
+    );
+    let mut errors: Vec<LineError> = Vec::new();
+    let mut seen = Vec::new();
+    let report = Replay::new(Policy::DEFAULT, Tools::default())
+        .run_with(
+            input.as_bytes(),
+            |_| {},
+            |o| {
+                seen.push((o.line, o.outcome));
+                Ok(())
+            },
+            |e| errors.push(e.clone()),
+        )
+        .unwrap();
+    let lines: Vec<(u64, &str)> = errors
+        .iter()
+        .map(|e| (e.line, e.reason.split(" (").next().unwrap()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (2, "not JSON"),
+            (4, "no `schema`, and no tool `t` in the tools file"),
+            (5, "no `tool`"),
+            (6, "no `arguments`"),
+        ]
+    );
+    assert_eq!(
+        seen,
+        [
+            (1, "accepted"),
+            (7, "schema_error"),
+            (8, "rejected"),
+            (9, "repaired")
+        ]
+    );
+    let t = &report.totals;
+    assert_eq!((t.calls, t.malformed_lines, t.schema_errors), (3, 4, 1));
+    assert_eq!(report.still_rejected_by_kind["malformed"].calls, 1);
+    assert_eq!(report.repairs_by_rule["empty_arguments"], 1);
+}
+
+fn canon(args: &[&str]) -> (String, String, bool) {
+    let output = Command::new(env!("CARGO_BIN_EXE_canon"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+        output.status.success(),
+    )
+}
+
+#[test]
+fn the_command_with_no_arguments_replays_the_sample() {
+    let (stdout, stderr, ok) = canon(&[]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stdout.starts_with("canon replay: 17 calls from the bundled sample"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("failure rate: 88.2% with a strict binder, 64.7% with canon"),
+        "{stdout}"
+    );
+    // No progress bar when standard error is not a terminal.
+    assert_eq!(stderr, "");
+    assert_eq!(canon(&["replay"]).0, stdout);
+}
+
+#[test]
+fn the_command_writes_json_and_one_line_per_call() {
+    let dir = std::env::temp_dir().join(format!("canon-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("calls.jsonl");
+    let (stdout, stderr, ok) = canon(&[
+        "replay",
+        "--policy",
+        "number_text,bool_text",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["policy"], "scalar_to_array,number_text,bool_text");
+    assert_eq!(report["totals"]["accepted_after_repair"], 6);
+    let lines: Vec<Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 17);
+    assert_eq!(
+        lines[6],
+        json!({"line": 7, "tool": "get_weather", "outcome": "repaired",
+               "repairs": [{"pointer": "/days", "rule": "number_text"}],
+               "label": "number_text: a number sent as a string"})
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_command_explains_bad_options() {
+    let (_, stderr, ok) = canon(&["replay", "--policy", "comma_split"]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("`comma_split` is not a repair rule"),
+        "{stderr}"
+    );
+    let (_, stderr, ok) = canon(&["replay", "/nonexistent/calls.jsonl"]);
+    assert!(!ok);
+    assert!(
+        stderr.starts_with("canon replay: cannot open /nonexistent/calls.jsonl"),
+        "{stderr}"
+    );
+}

@@ -75,14 +75,33 @@ enum Node {
     Any,
     /// Accepts nothing here: the validator decides.
     Unsure,
-    Typed(Box<Typed>),
+    Typed(Typed),
+}
+
+/// The common leaf schemas, decided without the general walk.
+#[derive(Debug, Default)]
+enum Simple {
+    #[default]
+    No,
+    /// `{"type": "string"}` with nothing else that constrains.
+    String,
+    /// `{"type": "boolean"}`.
+    Boolean,
+    /// `{"type": "string", "enum": [strings]}` with nothing else.
+    StringEnum(Box<[Box<str>]>),
+    /// `{"type": "array", "items": {"type": "string"}}` with nothing else.
+    StringArray,
+    /// `{"type": "integer"}` with integral `minimum` and `maximum`, if any.
+    Integer(i64, i64),
 }
 
 #[derive(Debug, Default)]
 struct Typed {
+    simple: Simple,
     types: u8,
     values: Option<Vec<Value>>,
-    /// Declared properties, sorted by name: node, and whether required.
+    /// Declared properties in declaration order: node, and whether
+    /// required.
     properties: Vec<(Box<str>, Id, bool)>,
     required: usize,
     additional: Additional,
@@ -139,6 +158,9 @@ impl Check {
             Node::Unsure => return false,
             Node::Typed(typed) => typed,
         };
+        if let Some(quick) = quick(typed, value) {
+            return quick;
+        }
         if depth > MAX_DEPTH || typed.types & type_of(value) == 0 {
             return false;
         }
@@ -169,14 +191,14 @@ impl Check {
                 match typed.items {
                     Some(child) => items
                         .iter()
-                        .all(|item| self.node_accepts(child, item, depth + 1)),
+                        .all(|item| self.child_accepts(child, item, depth + 1)),
                     None => true,
                 }
             }
             Value::Object(members) => {
                 let mut required = 0;
-                for (key, member) in members {
-                    let child = match property(&typed.properties, key) {
+                for (i, (key, member)) in members.iter().enumerate() {
+                    let child = match property(&typed.properties, i, key) {
                         Some((child, is_required)) => {
                             required += usize::from(is_required);
                             child
@@ -187,7 +209,7 @@ impl Check {
                             Additional::Schema(child) => child,
                         },
                     };
-                    if !self.node_accepts(child, member, depth + 1) {
+                    if !self.child_accepts(child, member, depth + 1) {
                         return false;
                     }
                 }
@@ -198,15 +220,47 @@ impl Check {
     }
 }
 
+/// The declared property `key`, the `i`-th member of its object: models
+/// send parameters in the order they were declared, so the `i`-th
+/// declared property is tried first.
+impl Check {
+    /// [`node_accepts`](Self::node_accepts), deciding the common leaves
+    /// in place rather than in a call.
+    #[inline(always)]
+    fn child_accepts(&self, id: Id, value: &Value, depth: usize) -> bool {
+        if let Node::Typed(typed) = &self.nodes[id as usize] {
+            if let Some(quick) = quick(typed, value) {
+                return quick;
+            }
+        }
+        self.node_accepts(id, value, depth)
+    }
+}
+
+/// The verdict of a common leaf's fast path, if it has one.
+#[inline(always)]
+fn quick(typed: &Typed, value: &Value) -> Option<bool> {
+    Some(match (&typed.simple, value) {
+        (Simple::No, _) => return None,
+        (Simple::String, value) => value.is_string(),
+        (Simple::Boolean, value) => value.is_boolean(),
+        (Simple::StringEnum(values), Value::String(s)) => values.iter().any(|v| **v == **s),
+        (Simple::StringEnum(_), _) => false,
+        (Simple::StringArray, Value::Array(items)) => items.iter().all(Value::is_string),
+        (Simple::StringArray, _) => false,
+        (Simple::Integer(min, max), Value::Number(n)) => match n.as_i64() {
+            Some(n) => (*min..=*max).contains(&n),
+            None => return None,
+        },
+        (Simple::Integer(..), _) => false,
+    })
+}
+
 #[inline]
-fn property(properties: &[(Box<str>, Id, bool)], key: &str) -> Option<(Id, bool)> {
-    let found = if properties.len() <= 8 {
-        properties.iter().find(|p| *p.0 == *key)
-    } else {
-        properties
-            .binary_search_by(|p| (*p.0).cmp(key))
-            .ok()
-            .map(|i| &properties[i])
+fn property(properties: &[(Box<str>, Id, bool)], i: usize, key: &str) -> Option<(Id, bool)> {
+    let found = match properties.get(i) {
+        Some(p) if *p.0 == *key => Some(p),
+        _ => properties.iter().find(|p| *p.0 == *key),
     };
     found.map(|p| (p.1, p.2))
 }
@@ -284,7 +338,7 @@ impl<'s> Compiler<'s> {
             return self.push(Node::Unsure);
         }
         match self.typed(schema, depth) {
-            Some(typed) => self.push(Node::Typed(Box::new(typed))),
+            Some(typed) => self.push(Node::Typed(typed)),
             None => self.push(Node::Unsure),
         }
     }
@@ -367,13 +421,12 @@ impl<'s> Compiler<'s> {
             }
             Some(_) => return None,
         }
-        typed.properties.sort_by(|a, b| a.0.cmp(&b.0));
         required.sort_unstable();
         required.dedup();
         // A required name that is not declared needs a lookup: leave it.
         if required
             .iter()
-            .any(|r| property(&typed.properties, r).is_none())
+            .any(|r| !typed.properties.iter().any(|p| *p.0 == **r))
         {
             return None;
         }
@@ -397,7 +450,50 @@ impl<'s> Compiler<'s> {
         typed.maximum = bound(schema, "maximum")?;
         typed.exclusive_minimum = bound(schema, "exclusiveMinimum")?;
         typed.exclusive_maximum = bound(schema, "exclusiveMaximum")?;
+        typed.simple = simple(
+            &typed,
+            |id| matches!(&self.nodes[id as usize], Node::Typed(t) if matches!(t.simple, Simple::String)),
+        );
         Some(typed)
+    }
+}
+
+/// The fast path for a compiled leaf, if it is one of the common ones.
+fn simple(typed: &Typed, plain_string: impl Fn(Id) -> bool) -> Simple {
+    let unconstrained = typed.min_length.is_none() && typed.max_length.is_none();
+    let bounds = |x: Option<f64>, default: i64| match x {
+        None => Some(default),
+        Some(x) if x.fract() == 0.0 && x.abs() <= EXACT => Some(x as i64),
+        Some(_) => None,
+    };
+    match (typed.types, &typed.values) {
+        (ty::ARRAY, None)
+            if typed.min_items.is_none()
+                && typed.max_items.is_none()
+                && typed.items.is_some_and(&plain_string) =>
+        {
+            Simple::StringArray
+        }
+        (ty::INTEGER, None)
+            if typed.exclusive_minimum.is_none() && typed.exclusive_maximum.is_none() =>
+        {
+            match (
+                bounds(typed.minimum, i64::MIN),
+                bounds(typed.maximum, i64::MAX),
+            ) {
+                (Some(min), Some(max)) => Simple::Integer(min, max),
+                _ => Simple::No,
+            }
+        }
+        (ty::STRING, None) if unconstrained => Simple::String,
+        (ty::BOOLEAN, None) => Simple::Boolean,
+        (ty::STRING | ty::ALL, Some(values)) if unconstrained => {
+            match values.iter().map(|v| v.as_str().map(Into::into)).collect() {
+                Some(strings) => Simple::StringEnum(strings),
+                None => Simple::No,
+            }
+        }
+        _ => Simple::No,
     }
 }
 

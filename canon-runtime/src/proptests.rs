@@ -197,3 +197,40 @@ fn the_check_accepts_typical_calls() {
     assert!(!check.accepts(&json!({"names": ["a"], "query": "q", "extra": 1})));
     assert!(!check.accepts(&json!({"names": ["a"], "query": "q", "limit": -1})));
 }
+
+#[test]
+fn canonicalizing_a_valid_call_does_not_allocate() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "data_source_names": {"type": "array", "items": {"type": "string"}},
+            "query": {"type": "string"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+            "order": {"type": "string", "enum": ["relevance", "recent"]},
+            "exact": {"type": "boolean"},
+            "filters": {"type": "object", "properties": {"path": {"type": "string", "maxLength": 64}}}
+        },
+        "required": ["data_source_names", "query"],
+        "additionalProperties": false
+    });
+    let mut call = json!({
+        "data_source_names": ["dotnet/eshop", "dotnet/runtime"], "query": "basket",
+        "limit": 10, "order": "recent", "exact": false, "filters": {"path": "src/"}
+    });
+    for policy in [Policy::DEFAULT, Policy::all()] {
+        let canon = Canonicalizer::options()
+            .policy(policy)
+            .compile(&schema)
+            .unwrap();
+        let info = allocation_counter::measure(|| {
+            assert_eq!(canon.canonicalize(&mut call).map(|r| r.len()), Ok(0));
+        });
+        assert_eq!(info.count_total, 0, "{policy}");
+        // The counter counts: a repair allocates.
+        let mut near = json!({"data_source_names": "dotnet/eshop", "query": "basket"});
+        let info = allocation_counter::measure(|| {
+            canon.canonicalize(&mut near).unwrap();
+        });
+        assert!(info.count_total > 0);
+    }
+}

@@ -69,6 +69,9 @@ mod ty {
 
 type Id = u32;
 
+// `Typed` stays inline: one pointer chase less per node on the hot path;
+// the nodes of a schema are few.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Node {
     /// Accepts every value.

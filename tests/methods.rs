@@ -45,6 +45,12 @@ impl Repo {
         self.reads.load(Ordering::SeqCst)
     }
 
+    /// Read the first lines of a file.
+    #[tool(repair(number_text))]
+    fn head(&self, path: String, lines: u32) -> String {
+        format!("{}/{path}: {lines} lines", self.root)
+    }
+
     /// Not a tool: plain helper, left untouched.
     fn helper(&self) -> &str {
         &self.root
@@ -64,7 +70,7 @@ async fn methods_are_tools_on_a_shared_instance() {
     assert_eq!(repo.helper(), "/srv");
     let tools = repo.clone().tools();
     let names: Vec<&str> = tools.iter().map(|t| t.spec().name()).collect();
-    assert_eq!(names, ["read_files", "read_count"]);
+    assert_eq!(names, ["read_files", "read_count", "head"]);
 
     let read = RepoReadFiles(repo.clone());
     assert_eq!(read.description(), "Look up files by path.");
@@ -117,4 +123,20 @@ async fn methods_are_tools_on_a_shared_instance() {
         other => panic!("{other:?}"),
     }
     assert_eq!(repo.reads.load(Ordering::SeqCst), 3);
+}
+
+#[test]
+fn a_method_takes_its_own_repair_rules() {
+    let head = RepoHead(repo());
+    let bound = head.bind(&json!({"path": "a.rs", "lines": "20"})).unwrap();
+    assert_eq!(bound.args.lines, 20);
+    assert_eq!(
+        bound.repairs,
+        [canon::Repair::new("/lines", canon::RepairRule::NumberText)]
+    );
+    // The other tools of the impl keep the default policy.
+    assert_eq!(
+        RepoReadFiles(repo()).spec().policy(),
+        canon::Policy::DEFAULT
+    );
 }

@@ -142,3 +142,52 @@ fn a_valid_call_emits_nothing() {
     });
     assert_eq!(events, []);
 }
+
+#[test]
+fn opt_in_repairs_are_recorded_under_their_own_rule() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "days": {"type": "integer"},
+            "hourly": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "note": {"type": "string"}
+        }
+    });
+    let canon = canon::Canonicalizer::options()
+        .tool("forecast")
+        .policy(canon::Policy::all())
+        .compile(&schema)
+        .unwrap();
+    let events = capture(|| {
+        let mut args =
+            json!({"days": "7", "hourly": "true", "tags": format!("[\"{SECRET}\"]"), "note": null});
+        canon.canonicalize(&mut args).unwrap();
+        // Repaired and still rejected: only the rejection.
+        let mut args = json!({"days": "7", "hourly": SECRET});
+        canon.canonicalize(&mut args).unwrap_err();
+    });
+    let seen: Vec<(&str, &str, &str, &str)> = events
+        .iter()
+        .map(|e| {
+            (
+                e.target.as_str(),
+                e.fields["tool"].as_str(),
+                e.fields.get("pointer").map_or("", String::as_str),
+                e.fields.get("rule").map_or("", String::as_str),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("canon::repair", "forecast", "/days", "number_text"),
+            ("canon::repair", "forecast", "/hourly", "bool_text"),
+            ("canon::repair", "forecast", "/tags", "json_text"),
+            ("canon::repair", "forecast", "/note", "null_as_absent"),
+            ("canon::reject", "forecast", "", ""),
+        ]
+    );
+    assert_eq!(events[4].fields["pointers"], "[\"/hourly\"]");
+    assert!(!format!("{events:?}").contains(SECRET));
+}

@@ -34,7 +34,10 @@ use crate::model::ToolFn;
 /// - the function itself, unchanged and callable as before.
 ///
 /// `#[tool(name = "...", description = "...")]` overrides the name and the
-/// description. The function may be sync or async, and return `T` or a type
+/// description; `#[tool(repair(number_text, bool_text))]` enables opt-in
+/// repair rules for this tool (`json_text`, `number_text`, `bool_text`,
+/// `null_as_absent`; see `canon::Policy`), beside the core rule, which
+/// always applies. The function may be sync or async, and return `T` or a type
 /// named `Result` (`Result<T, E>`, `io::Result<T>`, `anyhow::Result<T>`):
 /// `T: Serialize` is the output, `E: Display` the tool's own error. Each
 /// parameter is `name: Type` with `Type: Deserialize + JsonSchema` owned.
@@ -42,8 +45,8 @@ use crate::model::ToolFn;
 /// Compile errors, each on its own token and all reported together: generic
 /// functions, `where` clauses, `self`, an `unsafe fn` (canon forbids it), patterns other than a
 /// plain name, `impl Trait` or reference parameters, attributes other than
-/// doc comments on parameters, unknown, duplicate or malformed keys, and
-/// items other than functions.
+/// doc comments on parameters, unknown, duplicate or malformed keys, unknown
+/// or duplicate repair rules, and items other than functions.
 ///
 /// ```
 /// use canon::{tool, Tool};

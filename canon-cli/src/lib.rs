@@ -37,7 +37,7 @@ pub const SAMPLE_TOOLS: &str = include_str!("../data/sample-tools.json");
 
 /// Compiled schemas kept at once; beyond this the cache starts over, so
 /// memory stays bounded on inputs with endless distinct schemas.
-const CACHE_LIMIT: usize = 4096;
+const CACHE_LIMIT: usize = 1024;
 
 /// Tool schemas looked up by name, for calls that carry no `schema`.
 #[derive(Debug, Clone, Default)]

@@ -13,6 +13,8 @@ use std::collections::HashMap;
 
 use serde_json::{Number, Value};
 
+use crate::types as ty;
+
 /// Schemas and values nested deeper than this are not accepted here.
 const MAX_DEPTH: usize = 128;
 
@@ -55,17 +57,6 @@ const EVALUATED: [&str; 15] = [
 
 /// Integers beyond this are not compared as doubles.
 const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
-
-mod ty {
-    pub(super) const STRING: u8 = 1;
-    pub(super) const NUMBER: u8 = 2;
-    pub(super) const INTEGER: u8 = 4;
-    pub(super) const BOOLEAN: u8 = 8;
-    pub(super) const NULL: u8 = 16;
-    pub(super) const ARRAY: u8 = 32;
-    pub(super) const OBJECT: u8 = 64;
-    pub(super) const ALL: u8 = 127;
-}
 
 type Id = u32;
 
@@ -164,7 +155,7 @@ impl Check {
         if let Some(quick) = quick(typed, value) {
             return quick;
         }
-        if depth > MAX_DEPTH || typed.types & type_of(value) == 0 {
+        if depth > MAX_DEPTH || typed.types & ty::of(value) == 0 {
             return false;
         }
         if let Some(values) = &typed.values {
@@ -286,21 +277,6 @@ fn number_ok(typed: &Typed, n: &Number) -> bool {
         || typed.exclusive_maximum.is_some_and(|m| x >= m))
 }
 
-fn type_of(value: &Value) -> u8 {
-    match value {
-        Value::Null => ty::NULL,
-        Value::Bool(_) => ty::BOOLEAN,
-        Value::Number(n) if n.is_i64() || n.is_u64() => ty::NUMBER | ty::INTEGER,
-        Value::Number(n) => match n.as_f64() {
-            Some(x) if x.fract() == 0.0 => ty::NUMBER | ty::INTEGER,
-            _ => ty::NUMBER,
-        },
-        Value::String(_) => ty::STRING,
-        Value::Array(_) => ty::ARRAY,
-        Value::Object(_) => ty::OBJECT,
-    }
-}
-
 struct Compiler<'s> {
     root: &'s Value,
     nodes: Vec<Node>,
@@ -378,9 +354,9 @@ impl<'s> Compiler<'s> {
         let mut typed = Typed {
             types: match schema.get("type") {
                 None => ty::ALL,
-                Some(Value::String(t)) => type_bits(t)?,
+                Some(Value::String(t)) => ty::named(t)?,
                 Some(Value::Array(ts)) => ts.iter().try_fold(0, |bits, t| {
-                    t.as_str().and_then(type_bits).map(|b| bits | b)
+                    t.as_str().and_then(ty::named).map(|b| bits | b)
                 })?,
                 Some(_) => return None,
             },
@@ -507,19 +483,6 @@ fn contains_number(value: &Value) -> bool {
         Value::Object(members) => members.values().any(contains_number),
         _ => false,
     }
-}
-
-fn type_bits(name: &str) -> Option<u8> {
-    Some(match name {
-        "string" => ty::STRING,
-        "number" => ty::NUMBER | ty::INTEGER,
-        "integer" => ty::INTEGER,
-        "boolean" => ty::BOOLEAN,
-        "null" => ty::NULL,
-        "array" => ty::ARRAY,
-        "object" => ty::OBJECT,
-        _ => return None,
-    })
 }
 
 /// `Some(None)` when absent, `None` when present but not a count.

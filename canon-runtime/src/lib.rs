@@ -21,6 +21,7 @@ mod telemetry;
 mod tolerant;
 mod tool;
 mod toolbox;
+mod types;
 
 #[doc(hidden)]
 pub mod __private;

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::policy::Policy;
 use crate::repair::RepairRule;
+use crate::types as ty;
 
 /// Schemas nested deeper than this (without going through a `$ref`) are
 /// treated as "accepts anything": no position below them is tolerant.
@@ -104,18 +105,6 @@ pub(crate) const TEXT_NUMBER: u8 = 4;
 pub(crate) const TEXT_INTEGER: u8 = 8;
 /// A string here may be `"true"` or `"false"`.
 pub(crate) const TEXT_BOOL: u8 = 16;
-
-/// JSON types a schema admits, as bits.
-mod ty {
-    pub(super) const STRING: u8 = 1;
-    pub(super) const NUMBER: u8 = 2;
-    pub(super) const INTEGER: u8 = 4;
-    pub(super) const BOOLEAN: u8 = 8;
-    pub(super) const NULL: u8 = 16;
-    pub(super) const ARRAY: u8 = 32;
-    pub(super) const OBJECT: u8 = 64;
-    pub(super) const ALL: u8 = 127;
-}
 
 #[inline(always)]
 fn length_bit(key: &str) -> u64 {
@@ -709,18 +698,9 @@ fn type_set(schema: &Value) -> Option<BTreeSet<&str>> {
 fn admitted(schema: &Value, types: Option<&BTreeSet<&str>>) -> u8 {
     let mut bits = match types {
         None => ty::ALL,
-        Some(types) => types.iter().fold(0, |bits, t| {
-            bits | match *t {
-                "string" => ty::STRING,
-                "number" => ty::NUMBER | ty::INTEGER,
-                "integer" => ty::INTEGER,
-                "boolean" => ty::BOOLEAN,
-                "null" => ty::NULL,
-                "array" => ty::ARRAY,
-                "object" => ty::OBJECT,
-                _ => 0,
-            }
-        }),
+        Some(types) => types
+            .iter()
+            .fold(0, |bits, t| bits | ty::named(t).unwrap_or(0)),
     };
     let values: Option<Vec<&Value>> = match (schema.get("enum"), schema.get("const")) {
         (_, Some(value)) => Some(vec![value]),
@@ -728,22 +708,9 @@ fn admitted(schema: &Value, types: Option<&BTreeSet<&str>>) -> u8 {
         _ => None,
     };
     if let Some(values) = values {
-        bits &= values.iter().fold(0, |b, v| b | type_of(v));
+        bits &= values.iter().fold(0, |b, v| b | ty::of(v));
     }
     bits
-}
-
-/// The `ty` bits of one value (an integral number is also a number).
-fn type_of(value: &Value) -> u8 {
-    match value {
-        Value::Null => ty::NULL,
-        Value::Bool(_) => ty::BOOLEAN,
-        Value::Number(n) if n.is_f64() => ty::NUMBER,
-        Value::Number(_) => ty::NUMBER | ty::INTEGER,
-        Value::String(_) => ty::STRING,
-        Value::Array(_) => ty::ARRAY,
-        Value::Object(_) => ty::OBJECT,
-    }
 }
 
 /// False when `enum` or `const` exclude every string.

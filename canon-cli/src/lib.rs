@@ -58,11 +58,11 @@ impl Tools {
         let mut tools = Tools::default();
         match serde_json::from_str::<Value>(text) {
             Ok(document) => {
-                let entries = match &document {
-                    Value::Array(entries) => entries.clone(),
+                let entries: &[Value] = match &document {
+                    Value::Array(entries) => entries,
                     Value::Object(obj) => match tool_list(obj) {
-                        Some(entries) => entries.clone(),
-                        None => vec![document.clone()],
+                        Some(entries) => entries,
+                        None => std::slice::from_ref(&document),
                     },
                     _ => return Err("the tools file holds neither an array nor an object".into()),
                 };
@@ -343,7 +343,14 @@ impl Replay {
             schema_error: None,
             label,
         };
-        let canon = match self.compiled(&key, &tool) {
+        let canon = match compiled(
+            &mut self.cache,
+            self.policy,
+            self.closed,
+            key,
+            schema,
+            &tool,
+        ) {
             Ok(canon) => canon,
             Err(message) => {
                 outcome.outcome = "schema_error";
@@ -403,25 +410,33 @@ impl Replay {
         }
         Ok(outcome)
     }
+}
 
-    fn compiled(&mut self, key: &str, tool: &str) -> Compiled {
-        if let Some(compiled) = self.cache.get(key) {
-            return compiled.clone();
-        }
-        if self.cache.len() >= CACHE_LIMIT {
-            self.cache.clear();
-        }
-        let schema: Value = serde_json::from_str(key).map_err(|e| e.to_string())?;
-        let compiled = Canonicalizer::options()
-            .tool(tool.to_owned())
-            .policy(self.policy)
-            .closed_objects(self.closed)
-            .compile(&schema)
-            .map(Arc::new)
-            .map_err(|e| e.to_string());
-        self.cache.insert(key.to_owned(), compiled.clone());
-        compiled
+/// The canonicalizer of `schema` (whose text is `key`), from `cache` or
+/// compiled into it.
+fn compiled(
+    cache: &mut HashMap<String, Compiled>,
+    policy: Policy,
+    closed: bool,
+    key: String,
+    schema: &Value,
+    tool: &str,
+) -> Compiled {
+    if let Some(compiled) = cache.get(&key) {
+        return compiled.clone();
     }
+    if cache.len() >= CACHE_LIMIT {
+        cache.clear();
+    }
+    let compiled = Canonicalizer::options()
+        .tool(tool.to_owned())
+        .policy(policy)
+        .closed_objects(closed)
+        .compile(schema)
+        .map(Arc::new)
+        .map_err(|e| e.to_string());
+    cache.insert(key, compiled.clone());
+    compiled
 }
 
 fn tally(report: &mut Report, outcome: &CallOutcome) {

@@ -15,6 +15,7 @@ use crate::policy::Policy;
 use crate::repair::{Repair, RepairRule};
 use crate::rule::{self, Fix, Verdict};
 use crate::telemetry;
+use crate::walk;
 
 /// Values nested deeper than this are left as they are.
 const MAX_DEPTH: usize = 128;
@@ -414,30 +415,6 @@ impl Walk<'_> {
     }
 }
 
-/// The keywords whose value is one schema.
-const ONE: [&str; 10] = [
-    "additionalProperties",
-    "items",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-];
-/// The keywords whose value is an array of schemas.
-const LIST: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
-/// The keywords whose value maps names to schemas.
-const MAP: [&str; 5] = [
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
-
 const DRAFTS: [&str; 5] = [
     "draft-04",
     "draft-06",
@@ -484,29 +461,7 @@ fn collect_dangling<'s>(root: &Value, schema: &'s Value, depth: usize, out: &mut
             out.push(reference);
         }
     }
-    for_each_subschema(obj, |sub| collect_dangling(root, sub, depth + 1, out));
-}
-
-fn for_each_subschema<'s>(obj: &'s Map<String, Value>, mut f: impl FnMut(&'s Value)) {
-    for key in ONE {
-        if let Some(sub) = obj.get(key) {
-            match sub {
-                // Draft-07 tuple `items`.
-                Value::Array(subs) => subs.iter().for_each(&mut f),
-                sub => f(sub),
-            }
-        }
-    }
-    for key in LIST {
-        if let Some(Value::Array(subs)) = obj.get(key) {
-            subs.iter().for_each(&mut f);
-        }
-    }
-    for key in MAP {
-        if let Some(Value::Object(subs)) = obj.get(key) {
-            subs.values().for_each(&mut f);
-        }
-    }
+    walk::children(obj, |sub| collect_dangling(root, sub, depth + 1, out));
 }
 
 fn rewrite(schema: &mut Value, closed: bool, dangling: &[&str], depth: usize) {
@@ -538,34 +493,12 @@ fn rewrite(schema: &mut Value, closed: bool, dangling: &[&str], depth: usize) {
     {
         obj.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
-    for key in ONE {
-        match obj.get_mut(key) {
-            Some(Value::Array(subs)) => {
-                for sub in subs {
-                    rewrite(sub, closed, dangling, depth + 1);
-                }
-            }
-            Some(sub) => rewrite(sub, closed, dangling, depth + 1),
-            None => {}
-        }
-    }
-    for key in LIST {
-        if let Some(Value::Array(subs)) = obj.get_mut(key) {
-            // The branches of an `allOf` each see only part of an object:
-            // closing them would refuse what the other branches declare.
-            let close = closed && key != "allOf";
-            for sub in subs {
-                rewrite(sub, close, dangling, depth + 1);
-            }
-        }
-    }
-    for key in MAP {
-        if let Some(Value::Object(subs)) = obj.get_mut(key) {
-            for sub in subs.values_mut() {
-                rewrite(sub, closed, dangling, depth + 1);
-            }
-        }
-    }
+    let _ = walk::children_mut(obj, |key, _, sub| {
+        // The branches of an `allOf` each see only part of an object:
+        // closing them would refuse what the other branches declare.
+        rewrite(sub, closed && key != "allOf", dangling, depth + 1);
+        Ok::<(), ()>(())
+    });
 }
 
 /// OpenAPI's `nullable: true`: `null` joins `type` (and `enum`, if any).

@@ -22,6 +22,7 @@ mod tolerant;
 mod tool;
 mod toolbox;
 mod types;
+mod walk;
 
 #[doc(hidden)]
 pub mod __private;

@@ -9,6 +9,7 @@ mod check;
 mod context;
 mod diagnose;
 mod error;
+mod export;
 mod plan;
 mod pointer;
 mod policy;
@@ -32,6 +33,7 @@ pub use context::{CallContext, Context, ContextError};
 pub use error::{
     BindError, CallError, JsonType, Received, Violation, ViolationKind, PREVIEW_CHARS,
 };
+pub use export::{Dialect, ExportError, ToolAnnotations};
 pub use plan::Plan;
 pub use policy::{Policy, UnknownRule};
 pub use repair::{Bound, Repair, RepairRule};

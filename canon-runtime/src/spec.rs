@@ -13,6 +13,7 @@ use crate::__private::BindArgs;
 use crate::canonical::Canonicalizer;
 use crate::diagnose;
 use crate::error::BindError;
+use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::plan::Plan;
 use crate::policy::Policy;
 use crate::repair::{Bound, Repair};
@@ -50,6 +51,8 @@ pub struct ToolSpec {
     fields: OnceLock<(TypeId, Box<[Option<u32>]>)>,
     output_schema: Option<Value>,
     policy: Policy,
+    title: Option<Cow<'static, str>>,
+    annotations: Option<ToolAnnotations>,
     /// Every rule's plan, compiled the first time an opt-in rule is needed.
     canonicalizer: OnceLock<Option<Canonicalizer>>,
 }
@@ -80,8 +83,58 @@ impl ToolSpec {
             fields: OnceLock::new(),
             output_schema: None,
             policy: Policy::DEFAULT,
+            title: None,
+            annotations: None,
             canonicalizer: OnceLock::new(),
         }
+    }
+
+    /// The same spec with a human-readable title (MCP's `title`).
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The tool's human-readable title, when it has one.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The same spec with behaviour hints for MCP clients.
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// The tool's behaviour hints, when it has them.
+    pub fn annotations(&self) -> Option<&ToolAnnotations> {
+        self.annotations.as_ref()
+    }
+
+    /// The tool declared in `dialect`: the entry a request takes for it.
+    ///
+    /// ```
+    /// use canon::{Dialect, ToolSpec};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Args {
+    ///     /// At most this many.
+    ///     limit: Option<u32>,
+    /// }
+    ///
+    /// let spec = ToolSpec::of::<Args>("count", "Count things.");
+    /// let tool = spec.export(Dialect::OpenAi { strict: true }).unwrap();
+    /// assert_eq!(tool["function"]["parameters"]["required"], serde_json::json!(["limit"]));
+    /// ```
+    ///
+    /// # Errors
+    /// An [`ExportError`] naming the tool, the pointer and the reason when
+    /// the dialect cannot express the tool (a free-form map in strict mode,
+    /// a recursive type for Gemini, a name it does not allow).
+    pub fn export(&self, dialect: Dialect) -> Result<Value, ExportError> {
+        crate::export::export(self, dialect)
     }
 
     /// The same spec, binding with the rules of `policy` as well as the core

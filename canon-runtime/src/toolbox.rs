@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::context::CallContext;
 use crate::error::BindError;
+use crate::export::{Dialect, ExportError};
 use crate::policy::Policy;
 use crate::repair::{Bound, Repair, RepairRule};
 use crate::spec::ToolSpec;
@@ -143,8 +144,21 @@ impl JsonTool {
         F: Fn(Value) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Value, String>> + Send + 'static,
     {
+        JsonTool::from_spec(
+            ToolSpec::new(name.into(), description.into(), schema),
+            handler,
+        )
+    }
+
+    /// A tool described by `spec` (with a title, annotations or a policy of
+    /// its own), run by `handler`.
+    pub fn from_spec<F, Fut>(spec: ToolSpec, handler: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, String>> + Send + 'static,
+    {
         JsonTool {
-            spec: ToolSpec::new(name.into(), description.into(), schema),
+            spec,
             handler: Arc::new(move |args| Box::pin(handler(args))),
         }
     }
@@ -497,6 +511,48 @@ impl Toolbox {
     /// The tools' specs, in registration order.
     pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
         self.tools.iter().map(|t| t.spec())
+    }
+
+    /// Every tool declared in `dialect`, in registration order: the
+    /// fragment a request takes (an array of tools for OpenAI and Anthropic,
+    /// `{"functionDeclarations": [...]}` for Gemini, `{"tools": [...]}` for
+    /// MCP).
+    ///
+    /// # Errors
+    /// The first tool the dialect cannot express, with the pointer and the
+    /// reason.
+    pub fn export(&self, dialect: Dialect) -> Result<Value, ExportError> {
+        let tools = self
+            .specs()
+            .map(|spec| spec.export(dialect))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(crate::export::wrap(dialect, tools))
+    }
+
+    /// [`export`](Self::export), declaring each tool that a strict dialect
+    /// cannot express in the same dialect without strict mode instead; the
+    /// second value says which tools were relaxed and why.
+    ///
+    /// # Errors
+    /// A tool the relaxed dialect cannot express either (a name it does not
+    /// allow, say).
+    pub fn export_or_relax(
+        &self,
+        dialect: Dialect,
+    ) -> Result<(Value, Vec<ExportError>), ExportError> {
+        let mut relaxed = Vec::new();
+        let mut tools = Vec::new();
+        for spec in self.specs() {
+            match spec.export(dialect) {
+                Ok(tool) => tools.push(tool),
+                Err(error) if dialect.is_strict() => {
+                    tools.push(spec.export(dialect.relaxed())?);
+                    relaxed.push(error);
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        Ok((crate::export::wrap(dialect, tools), relaxed))
     }
 
     /// The tool named `name`.

@@ -142,6 +142,17 @@ pub fn search_code(
     data_source_names
 }
 
+/// Add labels to an issue (the examples' other tool).
+#[tool]
+pub async fn label_issue(
+    /// The issue number.
+    number: u64,
+    /// Labels to add.
+    labels: Vec<String>,
+) -> Result<String, String> {
+    Ok(format!("#{number}: added {}", labels.join(", ")))
+}
+
 /// A tool whose whole input is a recursive type: its schema's root is
 /// referred to as `"$ref": "#"`.
 pub fn grow() -> JsonTool {
@@ -162,6 +173,7 @@ pub fn toolbox() -> Toolbox {
         .and_then(|t| t.add(Tag))
         .and_then(|t| t.add(Plant))
         .and_then(|t| t.add(SearchCode))
+        .and_then(|t| t.add(LabelIssue))
         .and_then(|t| t.add(grow()))
         .expect("distinct names");
     toolbox

@@ -478,7 +478,7 @@ fn rewrite(schema: &mut Value, closed: bool, dangling: &[&str], depth: usize) {
     }
     if let Some(nullable) = obj.remove("nullable") {
         if nullable == Value::Bool(true) {
-            add_null(obj);
+            walk::add_null(obj);
         }
     }
     if closed
@@ -499,24 +499,6 @@ fn rewrite(schema: &mut Value, closed: bool, dangling: &[&str], depth: usize) {
         rewrite(sub, closed && key != "allOf", dangling, depth + 1);
         Ok::<(), ()>(())
     });
-}
-
-/// OpenAPI's `nullable: true`: `null` joins `type` (and `enum`, if any).
-fn add_null(obj: &mut Map<String, Value>) {
-    let null = Value::String("null".to_owned());
-    match obj.get_mut("type") {
-        Some(Value::String(t)) if t != "null" => {
-            let t = Value::String(std::mem::take(t));
-            obj.insert("type".to_owned(), Value::Array(vec![t, null]));
-        }
-        Some(Value::Array(types)) if !types.contains(&null) => types.push(null),
-        _ => {}
-    }
-    if let Some(Value::Array(values)) = obj.get_mut("enum") {
-        if !values.contains(&Value::Null) {
-            values.push(Value::Null);
-        }
-    }
 }
 
 #[cfg(test)]

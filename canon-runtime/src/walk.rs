@@ -85,3 +85,22 @@ pub(crate) fn children_mut<E>(
     }
     Ok(())
 }
+
+/// `null` joins the schema's `type` (and its `enum`, if any): OpenAPI's
+/// `nullable: true`, and how strict dialects say "optional".
+pub(crate) fn add_null(obj: &mut Map<String, Value>) {
+    let null = Value::String("null".to_owned());
+    match obj.get_mut("type") {
+        Some(Value::String(t)) if t != "null" => {
+            let t = Value::String(std::mem::take(t));
+            obj.insert("type".to_owned(), Value::Array(vec![t, null]));
+        }
+        Some(Value::Array(types)) if !types.contains(&null) => types.push(null),
+        _ => {}
+    }
+    if let Some(Value::Array(values)) = obj.get_mut("enum") {
+        if !values.contains(&Value::Null) {
+            values.push(Value::Null);
+        }
+    }
+}

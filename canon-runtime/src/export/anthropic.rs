@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{post_order, unravel, Refusal, MAX_UNRAVEL};
+use super::{post_order, strict_ref, Refusal};
 
 /// String formats strict tool use enforces.
 const FORMATS: [&str; 10] = [
@@ -85,31 +85,20 @@ pub(super) fn input_schema(mut schema: Value, strict: bool) -> Result<Value, Ref
 }
 
 fn strict_one(schema: &mut Value, at: &str, root: &Value, depth: usize) -> Result<(), Refusal> {
-    let obj = match schema {
-        Value::Object(obj) => obj,
-        _ => {
-            return Err(Refusal::at(
-                at,
-                "a boolean schema; strict tool use needs a type",
-            ))
-        }
-    };
-    if let Some(one_of) = obj.remove("oneOf") {
-        obj.insert("anyOf".into(), one_of);
+    if schema.is_boolean() {
+        return Err(Refusal::at(
+            at,
+            "a boolean schema; strict tool use needs a type",
+        ));
     }
-    if depth < MAX_UNRAVEL {
-        if let Some(mut inlined) = unravel(obj, root) {
-            post_order(&mut inlined, at, &mut |s, at| {
-                strict_one(s, at, root, depth + 1)
-            })?;
-            *schema = inlined;
-            return Ok(());
-        }
-    }
-    if obj.contains_key("$ref") {
-        obj.retain(|k, _| k == "$ref" || k == "$defs");
+    if strict_ref(schema, at, root, depth, &mut |s, at, d| {
+        strict_one(s, at, root, d)
+    })? {
         return Ok(());
     }
+    let Value::Object(obj) = schema else {
+        return Ok(());
+    };
     if let Some(Value::Array(types)) = obj.get("type") {
         // The SDK takes one type per schema: a union of types is an `anyOf`,
         // each branch with the keywords of its type.

@@ -266,13 +266,13 @@ pub(crate) fn post_order(
 
 /// How many times a `$ref` beside other keywords is inlined inside
 /// another; deeper, the keywords beside it are dropped instead.
-pub(crate) const MAX_UNRAVEL: usize = 8;
+const MAX_UNRAVEL: usize = 8;
 
 /// A `$ref` beside other keywords (`{"$ref": ..., "description": ...}`),
 /// which strict dialects refuse, as its definition with those keywords
 /// laid over it, so the description reaches the model. `None` when `obj`
 /// has no such `$ref`, or it names no definition.
-pub(crate) fn unravel(obj: &Map<String, Value>, root: &Value) -> Option<Value> {
+fn unravel(obj: &Map<String, Value>, root: &Value) -> Option<Value> {
     let reference = obj.get("$ref")?.as_str()?;
     if obj.keys().all(|k| k == "$ref" || k == "$defs") {
         return None;
@@ -287,6 +287,37 @@ pub(crate) fn unravel(obj: &Map<String, Value>, root: &Value) -> Option<Value> {
         }
     }
     Some(Value::Object(target))
+}
+
+/// The first steps of both strict dialects: `oneOf` read as `anyOf`, and a
+/// `$ref` left alone (inlined, then rewritten with `again`, when keywords
+/// stand beside it). True when the schema was a `$ref`: nothing is left to
+/// do.
+pub(crate) fn strict_ref(
+    schema: &mut Value,
+    at: &str,
+    root: &Value,
+    depth: usize,
+    again: &mut dyn FnMut(&mut Value, &str, usize) -> Result<(), Refusal>,
+) -> Result<bool, Refusal> {
+    let Value::Object(obj) = schema else {
+        return Ok(false);
+    };
+    if let Some(one_of) = obj.remove("oneOf") {
+        obj.insert("anyOf".into(), one_of);
+    }
+    if depth < MAX_UNRAVEL {
+        if let Some(mut inlined) = unravel(obj, root) {
+            post_order(&mut inlined, at, &mut |s, at| again(s, at, depth + 1))?;
+            *schema = inlined;
+            return Ok(true);
+        }
+    }
+    if obj.contains_key("$ref") {
+        obj.retain(|k, _| k == "$ref" || k == "$defs");
+        return Ok(true);
+    }
+    Ok(false)
 }
 
 /// The local definition a `$ref` names (`#`, `#/$defs/X`, any pointer).

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{post_order, types, unravel, Refusal, MAX_UNRAVEL};
+use super::{post_order, strict_ref, types, Refusal};
 
 /// The string formats strict mode accepts.
 const FORMATS: [&str; 9] = [
@@ -70,22 +70,14 @@ fn strict_one(schema: &mut Value, at: &str, root: &Value, depth: usize) -> Resul
         ));
     }
     obj.remove("default");
-    if let Some(one_of) = obj.remove("oneOf") {
-        obj.insert("anyOf".into(), one_of);
-    }
-    if depth < MAX_UNRAVEL {
-        if let Some(mut inlined) = unravel(obj, root) {
-            post_order(&mut inlined, at, &mut |s, at| {
-                strict_one(s, at, root, depth + 1)
-            })?;
-            *schema = inlined;
-            return Ok(());
-        }
-    }
-    if obj.contains_key("$ref") {
-        obj.retain(|k, _| k == "$ref" || k == "$defs");
+    if strict_ref(schema, at, root, depth, &mut |s, at, d| {
+        strict_one(s, at, root, d)
+    })? {
         return Ok(());
     }
+    let Value::Object(obj) = schema else {
+        return Ok(());
+    };
     if let Some(Value::String(format)) = obj.get("format") {
         if !FORMATS.contains(&format.as_str()) {
             obj.remove("format");
@@ -169,19 +161,7 @@ pub(super) fn make_nullable(schema: &mut Value) {
         );
         return;
     }
-    match obj.get_mut("type") {
-        Some(Value::String(t)) if *t != "null" => {
-            let t = Value::String(std::mem::take(t));
-            obj.insert("type".into(), Value::Array(vec![t, null]));
-        }
-        Some(Value::Array(ts)) if !ts.contains(&null) => ts.push(null),
-        _ => {}
-    }
-    if let Some(Value::Array(values)) = obj.get_mut("enum") {
-        if !values.contains(&Value::Null) {
-            values.push(Value::Null);
-        }
-    }
+    crate::walk::add_null(obj);
 }
 
 /// Object nesting depth, and the totals of properties and enum values.

@@ -10,6 +10,8 @@ mod context;
 mod diagnose;
 mod error;
 mod export;
+#[cfg(feature = "rmcp")]
+pub mod mcp;
 mod plan;
 mod pointer;
 mod policy;

@@ -234,3 +234,211 @@ fn canonicalizing_a_valid_call_does_not_allocate() {
         assert!(info.count_total > 0);
     }
 }
+
+/// A schema shape whose valid values can be generated.
+#[derive(Debug, Clone)]
+enum Shape {
+    String,
+    Integer,
+    Boolean,
+    StringEnum,
+    StringArray,
+    Nullable(Box<Shape>),
+    Array(Box<Shape>),
+    Object(Vec<(String, Shape, bool)>),
+    /// The same shape behind `$ref` (defined in `$defs`).
+    Ref(Box<Shape>),
+}
+
+fn shape() -> impl Strategy<Value = Shape> {
+    let leaf = prop_oneof![
+        Just(Shape::String),
+        Just(Shape::Integer),
+        Just(Shape::Boolean),
+        Just(Shape::StringEnum),
+        Just(Shape::StringArray),
+    ];
+    leaf.prop_recursive(4, 32, 5, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|s| Shape::Nullable(Box::new(s))),
+            inner.clone().prop_map(|s| Shape::Array(Box::new(s))),
+            inner.clone().prop_map(|s| Shape::Ref(Box::new(s))),
+            proptest::collection::vec((inner, any::<bool>()), 1..5).prop_map(|members| {
+                Shape::Object(
+                    members
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (s, required))| (format!("p{i}"), s, required))
+                        .collect(),
+                )
+            }),
+        ]
+    })
+}
+
+/// The JSON Schema of `shape`; `defs` collects what `$ref`s point to.
+fn schema_of(shape: &Shape, defs: &mut Map<String, Value>) -> Value {
+    match shape {
+        Shape::String => json!({"type": "string"}),
+        Shape::Integer => json!({"type": "integer"}),
+        Shape::Boolean => json!({"type": "boolean"}),
+        Shape::StringEnum => json!({"type": "string", "enum": ["red", "green"]}),
+        Shape::StringArray => json!({"type": "array", "items": {"type": "string"}}),
+        Shape::Nullable(inner) => json!({"anyOf": [schema_of(inner, defs), {"type": "null"}]}),
+        Shape::Array(inner) => json!({"type": "array", "items": schema_of(inner, defs)}),
+        Shape::Object(members) => {
+            let properties: Map<String, Value> = members
+                .iter()
+                .map(|(name, s, _)| (name.clone(), schema_of(s, defs)))
+                .collect();
+            let required: Vec<&String> = members.iter().filter(|m| m.2).map(|m| &m.0).collect();
+            json!({"type": "object", "properties": properties, "required": required,
+                   "additionalProperties": false})
+        }
+        Shape::Ref(inner) => {
+            let name = format!("D{}", defs.len());
+            defs.insert(name.clone(), Value::Null);
+            let target = schema_of(inner, defs);
+            defs.insert(name.clone(), target);
+            json!({"$ref": format!("#/$defs/{name}")})
+        }
+    }
+}
+
+/// A strategy for the values valid under `shape`.
+fn valid(shape: &Shape) -> BoxedStrategy<Value> {
+    let word =
+        proptest::sample::select(vec!["a", "dotnet/eshop", "x y", "é", "[draft] notes", "1"]);
+    match shape {
+        Shape::String => word.prop_map(Value::from).boxed(),
+        Shape::Integer => (-5i64..5).prop_map(Value::from).boxed(),
+        Shape::Boolean => any::<bool>().prop_map(Value::from).boxed(),
+        Shape::StringEnum => proptest::sample::select(vec!["red", "green"])
+            .prop_map(Value::from)
+            .boxed(),
+        // Mostly one string: the arrays a near miss can stand for.
+        Shape::StringArray => prop_oneof![
+            3 => word.clone().prop_map(|w| Value::Array(vec![Value::from(w)])),
+            1 => proptest::collection::vec(word.prop_map(Value::from), 0..3).prop_map(Value::Array),
+        ]
+        .boxed(),
+        Shape::Nullable(inner) => prop_oneof![Just(Value::Null), valid(inner)].boxed(),
+        Shape::Array(inner) => proptest::collection::vec(valid(inner), 0..3)
+            .prop_map(Value::Array)
+            .boxed(),
+        Shape::Ref(inner) => valid(inner),
+        Shape::Object(members) => {
+            let parts: Vec<BoxedStrategy<Option<(String, Value)>>> = members
+                .iter()
+                .map(|(name, s, required)| {
+                    let name = name.clone();
+                    let present = valid(s).prop_map(move |v| Some((name.clone(), v)));
+                    if *required {
+                        present.boxed()
+                    } else {
+                        prop_oneof![Just(None), present].boxed()
+                    }
+                })
+                .collect();
+            parts
+                .prop_map(|members| Value::Object(members.into_iter().flatten().collect()))
+                .boxed()
+        }
+    }
+}
+
+/// A schema and a value valid under it.
+fn valid_call() -> impl Strategy<Value = (Value, Value)> {
+    shape()
+        .prop_map(|s| Shape::Object(vec![("root".into(), s, true)]))
+        .prop_flat_map(|s| {
+            let mut defs = Map::new();
+            let mut schema = schema_of(&s, &mut defs);
+            schema["$defs"] = Value::Object(defs);
+            (Just(schema), valid(&s))
+        })
+}
+
+/// The pointers where the schema says array of strings and `value` holds
+/// one string that the core rule would wrap: the positions a near miss can
+/// hide.
+fn wrappable(shape: &Shape, value: &Value, at: String, out: &mut Vec<String>) {
+    let strings = matches!(shape, Shape::StringArray)
+        || matches!(shape, Shape::Array(inner) if matches!(**inner, Shape::String | Shape::StringEnum));
+    match (shape, value) {
+        (_, Value::Array(items)) if strings => {
+            if let [Value::String(s)] = items.as_slice() {
+                if crate::rule::string_at_string_array(s) == crate::rule::Verdict::Wrap {
+                    out.push(at);
+                }
+            }
+        }
+        (Shape::Array(inner), Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                wrappable(inner, item, format!("{at}/{i}"), out);
+            }
+        }
+        (Shape::Nullable(inner) | Shape::Ref(inner), value) => wrappable(inner, value, at, out),
+        (Shape::Object(members), Value::Object(values)) => {
+            for (name, s, _) in members {
+                if let Some(v) = values.get(name) {
+                    wrappable(s, v, format!("{at}/{name}"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A shape, its schema, and a value valid under it.
+fn valid_shaped_call() -> impl Strategy<Value = (Shape, Value, Value)> {
+    shape()
+        .prop_map(|s| Shape::Object(vec![("root".into(), s, true)]))
+        .prop_flat_map(|s| {
+            let mut defs = Map::new();
+            let mut schema = schema_of(&s, &mut defs);
+            schema["$defs"] = Value::Object(defs);
+            let values = valid(&s);
+            (Just(s), Just(schema), values)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 10_000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_valid_call_against_a_foreign_schema_is_left_alone((schema, value) in valid_call()) {
+        let canon = Canonicalizer::options().policy(Policy::all()).compile(&schema).unwrap();
+        let mut call = value.clone();
+        prop_assert_eq!(canon.canonicalize(&mut call), Ok(vec![]));
+        prop_assert_eq!(call, value);
+    }
+
+    #[test]
+    fn near_misses_are_restored_exactly((shape, schema, value) in valid_shaped_call(), mask in any::<u16>()) {
+        let mut positions = Vec::new();
+        wrappable(&shape, &value, String::new(), &mut positions);
+        // Some of the string-array positions hold a lone string instead
+        // (the first always, when there is one).
+        let chosen: Vec<String> = positions
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i == 0 || (mask >> (i % 16)) & 1 == 1)
+            .map(|(_, p)| p.clone())
+            .collect();
+        let mut near = value.clone();
+        for at in chosen.iter().rev() {
+            let slot = near.pointer_mut(at).unwrap();
+            let lone = slot[0].clone();
+            *slot = lone;
+        }
+        let canon = Canonicalizer::new(&schema).unwrap();
+        let repairs = canon.canonicalize(&mut near).unwrap();
+        prop_assert_eq!(&near, &value);
+        let mut repaired: Vec<String> = repairs.iter().map(|r| r.pointer.to_string()).collect();
+        let mut expected = chosen.clone();
+        repaired.sort();
+        expected.sort();
+        prop_assert_eq!(repaired, expected);
+    }
+}

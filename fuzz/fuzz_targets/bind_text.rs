@@ -1,0 +1,58 @@
+//! Arbitrary bytes as the JSON text of a call, bound by a tool with every
+//! kind of tolerant position: it must never panic, and a repaired call
+//! must bind like its repaired form.
+#![no_main]
+
+use std::collections::HashMap;
+
+use canon::{tool, Tool};
+use libfuzzer_sys::fuzz_target;
+
+#[derive(canon::serde::Deserialize, canon::schemars::JsonSchema)]
+#[serde(crate = "canon::serde")]
+#[schemars(crate = "canon::schemars")]
+pub struct Filter {
+    pub labels: Vec<String>,
+    pub path: Option<String>,
+}
+
+#[derive(canon::serde::Deserialize, canon::schemars::JsonSchema)]
+#[serde(crate = "canon::serde", tag = "kind")]
+#[schemars(crate = "canon::schemars")]
+pub enum Target {
+    Repo { names: Vec<String> },
+    Org { org: String },
+}
+
+/// Every kind of position.
+#[tool]
+pub fn survey(
+    names: Vec<String>,
+    maybe: Option<Vec<String>>,
+    filter: Filter,
+    filters: Vec<Filter>,
+    groups: HashMap<String, Vec<String>>,
+    target: Option<Target>,
+    count: Option<u32>,
+) -> usize {
+    let _ = (maybe, filter, filters, groups, target, count);
+    names.len()
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let from_text = Survey.bind_str(text);
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+        let from_value = Survey.bind(&value);
+        // Text and value bind alike.
+        assert_eq!(from_text.is_ok(), from_value.is_ok(), "{text}");
+        if let (Ok(a), Ok(b)) = (&from_text, &from_value) {
+            assert_eq!(a.repairs, b.repairs);
+        }
+    }
+    if let Err(error) = from_text {
+        // The feedback renders, and never on more than one line.
+        let message = error.to_string();
+        assert!(!message.contains('\n'), "{message}");
+    }
+});

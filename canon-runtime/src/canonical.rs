@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::check::Check;
 use crate::diagnose;
 use crate::error::BindError;
+use crate::limits::Limits;
 use crate::plan::{NodeId, Plan};
 use crate::pointer;
 use crate::policy::Policy;
@@ -61,6 +62,7 @@ pub struct Canonicalizer {
     tool: Cow<'static, str>,
     policy: Policy,
     closed: bool,
+    limits: Limits,
     schema: Value,
     plan: Plan,
     check: Check,
@@ -75,6 +77,7 @@ pub struct CanonicalizerOptions {
     tool: Option<Cow<'static, str>>,
     policy: Policy,
     closed: bool,
+    limits: Limits,
 }
 
 impl CanonicalizerOptions {
@@ -105,6 +108,12 @@ impl CanonicalizerOptions {
         self
     }
 
+    /// Other [`Limits`] (default: [`Limits::default`]).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// Compiles `schema`.
     ///
     /// # Errors
@@ -119,6 +128,7 @@ impl CanonicalizerOptions {
             tool: self.tool.unwrap_or(Cow::Borrowed("tool")),
             policy: self.policy,
             closed: self.closed,
+            limits: self.limits,
             plan: Plan::compile_with(&schema, self.policy),
             check: Check::compile(&schema),
             schema,
@@ -229,14 +239,27 @@ impl Canonicalizer {
     ///
     /// # Errors
     /// A [`BindError`] with one [`Malformed`](crate::ViolationKind::Malformed)
-    /// violation when `text` is not JSON.
+    /// violation when `text` is not JSON, one
+    /// [`TooLarge`](crate::ViolationKind::TooLarge) when it is over the size
+    /// limit, or a [`Duplicate`](crate::ViolationKind::Duplicate) for each
+    /// member an object gives twice.
     pub fn parse(&self, text: &str) -> Result<Value, BindError> {
-        serde_json::from_str(text).map_err(|e| {
-            telemetry::reject(BindError::new(
-                self.tool.clone(),
-                vec![diagnose::malformed(&e)],
-            ))
-        })
+        if text.len() > self.limits.max_text_bytes {
+            return Err(self.error(vec![self.limits.too_large(text.len())]));
+        }
+        let violations = match crate::json::parse(text) {
+            Ok((value, duplicates)) if duplicates.is_empty() => return Ok(value),
+            Ok((_, duplicates)) => diagnose::duplicates(duplicates),
+            Err(e) => vec![diagnose::malformed(&e)],
+        };
+        Err(self.error(violations))
+    }
+
+    /// The rejection listing `violations`, recorded.
+    fn error(&self, violations: Vec<crate::error::Violation>) -> BindError {
+        telemetry::reject(
+            BindError::new(self.tool.clone(), violations).with_listed(self.limits.max_listed),
+        )
     }
 
     /// [`canonicalize`](Self::canonicalize) under `policy`, which must not
@@ -304,7 +327,7 @@ impl Canonicalizer {
 
     fn reject(&self, value: &Value, refused: Vec<(String, Verdict)>) -> BindError {
         let violations = diagnose::explain(&self.schema, Some(&self.validator), value, refused);
-        telemetry::reject(BindError::new(self.tool.clone(), violations))
+        self.error(violations)
     }
 }
 

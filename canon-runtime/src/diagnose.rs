@@ -108,6 +108,27 @@ fn dedup_refused(out: &mut Vec<Violation>, refused_at: &[String]) {
     });
 }
 
+/// The violations for members the JSON text gives twice, at `pointers`.
+pub(crate) fn duplicates(pointers: Vec<String>) -> Vec<Violation> {
+    pointers
+        .into_iter()
+        .map(|at| {
+            let what = if at.matches('/').count() == 1 {
+                "parameter"
+            } else {
+                "property"
+            };
+            Violation::new(
+                at,
+                ViolationKind::Duplicate,
+                format!("the {what} once"),
+                None,
+                format!("this {what} is given more than once; send it once"),
+            )
+        })
+        .collect()
+}
+
 /// The violation for JSON text that is not even JSON.
 pub(crate) fn malformed(error: &serde_json::Error) -> Violation {
     let cause = strip_position(&error.to_string());

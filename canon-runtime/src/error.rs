@@ -16,6 +16,11 @@ pub const PREVIEW_CHARS: usize = 64;
 pub enum ViolationKind {
     /// The arguments are not JSON text.
     Malformed,
+    /// The arguments exceed a [`Limits`](crate::Limits) bound (their size).
+    TooLarge,
+    /// A member given twice in the same object of the JSON text (canon does
+    /// not pick one: serde's derive refuses it, other readers keep the last).
+    Duplicate,
     /// A required parameter or property is absent.
     Missing,
     /// A parameter or property the schema does not declare.
@@ -204,15 +209,36 @@ impl fmt::Display for Violation {
 pub struct BindError {
     tool: Cow<'static, str>,
     violations: Vec<Violation>,
+    listed: usize,
 }
 
 impl BindError {
+    /// How many violations the model-facing text lists by default; the rest
+    /// are counted.
+    pub const LISTED: usize = 20;
+
     /// A bind error for `tool` with the given violations.
     pub fn new(tool: impl Into<Cow<'static, str>>, violations: Vec<Violation>) -> Self {
         BindError {
             tool: tool.into(),
             violations,
+            listed: BindError::LISTED,
         }
+    }
+
+    /// The same error, listing at most `listed` violations to the model
+    /// (`Display` and [`to_json`](Self::to_json)) and counting the rest.
+    /// [`violations`](Self::violations) still holds every one.
+    #[must_use]
+    pub fn with_listed(mut self, listed: usize) -> Self {
+        self.listed = listed.max(1);
+        self
+    }
+
+    /// The violations the model is shown, and how many more there are.
+    fn shown(&self) -> (&[Violation], usize) {
+        let n = self.violations.len().min(self.listed);
+        (&self.violations[..n], self.violations.len() - n)
     }
 
     /// The tool whose call was rejected.
@@ -240,12 +266,17 @@ impl BindError {
     ///  "instruction": "Fix these and call `search_code` again."}
     /// ```
     pub fn to_json(&self) -> Value {
-        serde_json::json!({
+        let (shown, more) = self.shown();
+        let mut json = serde_json::json!({
             "error": "invalid_arguments",
             "tool": self.tool,
-            "violations": self.violations,
+            "violations": shown,
             "instruction": self.instruction(),
-        })
+        });
+        if more > 0 {
+            json["unlisted"] = Value::from(more);
+        }
+        json
     }
 
     fn instruction(&self) -> String {
@@ -256,11 +287,17 @@ impl BindError {
 impl fmt::Display for BindError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "The call to `{}` was not run.", self.tool)?;
-        for violation in &self.violations {
+        let (shown, more) = self.shown();
+        for violation in shown {
             write!(f, " {violation}")?;
             if !violation.message.ends_with(['.', '?', '!']) {
                 f.write_str(".")?;
             }
+        }
+        match more {
+            0 => {}
+            1 => f.write_str(" And 1 more violation.")?,
+            n => write!(f, " And {n} more violations.")?,
         }
         write!(f, " {}", self.instruction())
     }

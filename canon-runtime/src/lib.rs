@@ -10,6 +10,8 @@ mod context;
 mod diagnose;
 mod error;
 mod export;
+mod json;
+mod limits;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 mod plan;
@@ -36,6 +38,7 @@ pub use error::{
     BindError, CallError, JsonType, Received, Violation, ViolationKind, PREVIEW_CHARS,
 };
 pub use export::{Dialect, ExportError, ToolAnnotations};
+pub use limits::Limits;
 pub use plan::Plan;
 pub use policy::{Policy, UnknownRule};
 pub use repair::{Bound, Repair, RepairRule};

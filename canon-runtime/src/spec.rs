@@ -14,6 +14,7 @@ use crate::canonical::Canonicalizer;
 use crate::diagnose;
 use crate::error::BindError;
 use crate::export::{Dialect, ExportError, ToolAnnotations};
+use crate::limits::Limits;
 use crate::plan::Plan;
 use crate::policy::Policy;
 use crate::repair::{Bound, Repair};
@@ -53,6 +54,7 @@ pub struct ToolSpec {
     policy: Policy,
     title: Option<Cow<'static, str>>,
     annotations: Option<ToolAnnotations>,
+    limits: Limits,
     /// Every rule's plan, compiled the first time an opt-in rule is needed.
     canonicalizer: OnceLock<Option<Canonicalizer>>,
 }
@@ -85,8 +87,21 @@ impl ToolSpec {
             policy: Policy::DEFAULT,
             title: None,
             annotations: None,
+            limits: Limits::default(),
             canonicalizer: OnceLock::new(),
         }
+    }
+
+    /// The same spec with other [`Limits`].
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The bounds calls are bound within.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// The same spec with a human-readable title (MCP's `title`).
@@ -363,12 +378,18 @@ impl ToolSpec {
             &mut serde_json::Deserializer<serde_json::de::StrRead<'t>>,
         ) -> Result<A, serde_json::Error>,
     ) -> Result<Bound<A>, BindError> {
+        if text.len() > self.limits.max_text_bytes {
+            return Err(self.reject(vec![self.limits.too_large(text.len())]));
+        }
         let ctx = Ctx::new(&self.plan, Mode::Fast);
         let mut de = serde_json::Deserializer::from_str(text);
         match bind(&ctx, &mut de) {
             Ok(bound) if de.end().is_ok() => Ok(self.accept(bound, ctx)),
-            _ => match serde_json::from_str::<Value>(text) {
-                Ok(value) => self.retry_value::<A>(&value, policy),
+            _ => match crate::json::parse(text) {
+                Ok((value, duplicates)) if duplicates.is_empty() => {
+                    self.retry_value::<A>(&value, policy)
+                }
+                Ok((value, duplicates)) => Err(self.reject_duplicates::<A>(&value, duplicates)),
                 Err(e) => Err(self.malformed(&e)),
             },
         }
@@ -414,6 +435,19 @@ impl ToolSpec {
         self.reject(diagnose::violations::<A>(self, args))
     }
 
+    /// The rejection of text that gives members twice: those, and whatever
+    /// else is wrong with the call.
+    #[cold]
+    fn reject_duplicates<A: DeserializeOwned>(&self, value: &Value, at: Vec<String>) -> BindError {
+        let mut violations = diagnose::duplicates(at);
+        let mut others = diagnose::violations::<A>(self, value);
+        // "Could not be bound" says nothing the duplicates do not.
+        others.retain(|v| !(v.pointer.is_empty() && v.kind == crate::ViolationKind::Invalid));
+        violations.extend(others);
+        violations.sort_by(|a, b| a.pointer.cmp(&b.pointer));
+        self.reject(violations)
+    }
+
     /// The rejection of arguments text that is not JSON.
     pub(crate) fn malformed(&self, error: &serde_json::Error) -> BindError {
         self.reject(vec![diagnose::malformed(error)])
@@ -431,7 +465,9 @@ impl ToolSpec {
     }
 
     fn reject(&self, violations: Vec<crate::Violation>) -> BindError {
-        telemetry::reject(BindError::new(self.name.clone(), violations))
+        telemetry::reject(
+            BindError::new(self.name.clone(), violations).with_listed(self.limits.max_listed),
+        )
     }
 }
 

@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::context::CallContext;
 use crate::error::BindError;
 use crate::export::{Dialect, ExportError};
+use crate::limits::Limits;
 use crate::policy::Policy;
 use crate::repair::{Bound, Repair, RepairRule};
 use crate::spec::ToolSpec;
@@ -443,6 +444,7 @@ pub struct Toolbox {
     index: HashMap<String, usize>,
     repair_notes: bool,
     policy: Policy,
+    limits: Limits,
     stats: Mutex<BTreeMap<String, ToolStats>>,
 }
 
@@ -495,6 +497,16 @@ impl Toolbox {
     #[must_use]
     pub fn policy(mut self, policy: Policy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// Binds every call within `limits`: arguments text over the size bound
+    /// is refused before it is parsed, and the model is shown at most
+    /// `max_listed` violations. Each tool's own [`ToolSpec::limits`] hold
+    /// too (1 MiB by default), so the smaller size bound applies.
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -615,6 +627,17 @@ impl Toolbox {
         let Some(tool) = self.get(name) else {
             return self.no_such_tool(name);
         };
+        if let Arguments::Text(text) = &arguments {
+            if text.len() > self.limits.max_text_bytes {
+                let error = BindError::new(
+                    tool.spec().name().to_owned(),
+                    vec![self.limits.too_large(text.len())],
+                );
+                return ToolOutcome::Rejected(crate::telemetry::reject(
+                    error.with_listed(self.limits.max_listed),
+                ));
+            }
+        }
         let empty_object = Value::Object(Default::default());
         let policy = self.policy;
         let (invocation, empty) = match &arguments {
@@ -632,6 +655,9 @@ impl Toolbox {
                 message: format!("the tool panicked: {}", panic_message(&*panic)),
             },
         };
+        if let ToolOutcome::Rejected(error) = outcome {
+            outcome = ToolOutcome::Rejected(error.with_listed(self.limits.max_listed));
+        }
         if empty {
             let repair = Repair::new("", RepairRule::EmptyArguments);
             tool.spec().trace_repairs(std::slice::from_ref(&repair));

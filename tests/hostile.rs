@@ -178,3 +178,76 @@ fn keys_of_any_shape_get_exact_pointers_and_one_line_feedback() {
         "{text}"
     );
 }
+
+fn nested(depth: usize) -> serde_json::Value {
+    let mut value = json!("leaf");
+    for _ in 0..depth {
+        value = json!([value]);
+    }
+    value
+}
+
+#[tokio::test]
+async fn calls_nested_deeper_than_the_bound_are_refused_before_canon_recurses() {
+    let canon = Canonicalizer::options()
+        .policy(canon::Policy::all())
+        .compile(&json!({"type": "object", "properties": {"x": {"type": "array"}, "y": {"type": "integer"}}}))
+        .unwrap();
+    // 63 arrays under the arguments object: 64 levels, within the bound.
+    let mut ok = json!({"x": nested(63)});
+    assert_eq!(canon.canonicalize(&mut ok), Ok(vec![]));
+    let mut deep = json!({"x": nested(64), "y": "5"});
+    let error = canon.canonicalize(&mut deep).unwrap_err();
+    assert_eq!(error.violations()[0].kind, ViolationKind::TooLarge);
+    assert_eq!(
+        error.violations()[0].message,
+        "the arguments nest arrays and objects deeper than 64 levels; send a flatter call"
+    );
+    // A programmatically built value deeper than serde_json would parse
+    // (1,000 deep, not more: dropping such a `Value` overflows the stack in
+    // serde_json itself, before canon is involved).
+    let result = toolbox()
+        .call(ToolCall::new(
+            "1",
+            "search_code",
+            json!({"query": "q", "data_source_names": nested(1_000)}),
+        ))
+        .await;
+    assert!(
+        matches!(result.outcome, ToolOutcome::Rejected(ref e) if e.violations()[0].kind == ViolationKind::TooLarge)
+    );
+}
+
+#[test]
+fn a_call_needing_more_repairs_than_the_bound_is_refused() {
+    let canon = Canonicalizer::new(&json!({
+        "type": "object",
+        "additionalProperties": {"type": "array", "items": {"type": "string"}}
+    }))
+    .unwrap();
+    let many: serde_json::Map<String, serde_json::Value> =
+        (0..65).map(|i| (format!("k{i}"), json!("v"))).collect();
+    let mut call = serde_json::Value::Object(many.clone());
+    let error = canon.canonicalize(&mut call).unwrap_err();
+    assert_eq!(
+        error.violations()[0].message,
+        "65 values are in the wrong shape (at most 64 are read as meant); send arrays as arrays"
+    );
+    let few: serde_json::Map<String, serde_json::Value> = many.into_iter().take(64).collect();
+    let mut call = serde_json::Value::Object(few);
+    assert_eq!(canon.canonicalize(&mut call).unwrap().len(), 64);
+}
+
+#[test]
+fn repairs_never_carry_argument_values() {
+    const SECRET: &str = "SECRET-9c1e";
+    let bound = SearchCode
+        .bind(&json!({"data_source_names": SECRET, "query": SECRET}))
+        .unwrap();
+    let debug = format!(
+        "{:?} {}",
+        bound.repairs,
+        serde_json::to_string(&bound.repairs).unwrap()
+    );
+    assert!(!debug.contains(SECRET), "{debug}");
+}

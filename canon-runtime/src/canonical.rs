@@ -130,7 +130,7 @@ impl CanonicalizerOptions {
             closed: self.closed,
             limits: self.limits,
             plan: Plan::compile_with(&schema, self.policy),
-            check: Check::compile(&schema),
+            check: Check::compile(&schema, self.limits.max_depth),
             schema,
             validator,
         })
@@ -278,6 +278,9 @@ impl Canonicalizer {
     #[cold]
     #[inline(never)]
     fn repair(&self, args: &mut Value, policy: Policy) -> Result<Vec<Repair>, BindError> {
+        if self.limits.too_deep(args) {
+            return Err(self.error(vec![self.limits.too_deep_violation()]));
+        }
         if self.validator.is_valid(args) {
             return Ok(Vec::new());
         }
@@ -299,6 +302,9 @@ impl Canonicalizer {
             walk.value(&mut candidate, root, &mut String::new(), 0);
             if walk.repairs.is_empty() {
                 return Err(self.reject(args, walk.refused));
+            }
+            if walk.repairs.len() > self.limits.max_repairs {
+                return Err(self.error(vec![self.limits.too_many_repairs(walk.repairs.len())]));
             }
             let errors: Vec<String> = self
                 .validator

@@ -123,11 +123,13 @@ enum Additional {
 pub(crate) struct Check {
     nodes: Vec<Node>,
     root: Id,
+    /// Values nested deeper are not accepted here.
+    max_depth: usize,
 }
 
 impl Check {
     /// Compiles `schema`; never fails (what it cannot read is `Unsure`).
-    pub(crate) fn compile(schema: &Value) -> Check {
+    pub(crate) fn compile(schema: &Value, max_depth: usize) -> Check {
         let mut compiler = Compiler {
             root: schema,
             nodes: Vec::new(),
@@ -137,6 +139,7 @@ impl Check {
         Check {
             nodes: compiler.nodes,
             root,
+            max_depth: max_depth.min(MAX_DEPTH),
         }
     }
 
@@ -155,7 +158,7 @@ impl Check {
         if let Some(quick) = quick(typed, value) {
             return quick;
         }
-        if depth > MAX_DEPTH || typed.types & ty::of(value) == 0 {
+        if depth >= self.max_depth || typed.types & ty::of(value) == 0 {
             return false;
         }
         if let Some(values) = &typed.values {

@@ -15,6 +15,13 @@ pub struct Limits {
     /// The longest arguments text read (default 1 MiB); longer text is
     /// refused before it is parsed.
     pub max_text_bytes: usize,
+    /// The deepest nesting of arrays and objects walked (default 64, below
+    /// serde_json's 128): a deeper call is refused before canon recurses
+    /// into it.
+    pub max_depth: usize,
+    /// The most repairs made in one call (default 64): a call needing more
+    /// is refused rather than rewritten wholesale.
+    pub max_repairs: usize,
     /// How many violations the model-facing text lists (default 20); the
     /// rest are counted.
     pub max_listed: usize,
@@ -24,12 +31,59 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_text_bytes: 1 << 20,
+            max_depth: 64,
+            max_repairs: 64,
             max_listed: crate::error::BindError::LISTED,
         }
     }
 }
 
 impl Limits {
+    /// True when `value` nests deeper than [`max_depth`](Self::max_depth)
+    /// (recursing at most that deep, allocating nothing).
+    pub(crate) fn too_deep(&self, value: &serde_json::Value) -> bool {
+        fn deeper(value: &serde_json::Value, left: usize) -> bool {
+            match value {
+                serde_json::Value::Array(items) => {
+                    left == 0 || items.iter().any(|item| deeper(item, left - 1))
+                }
+                serde_json::Value::Object(members) => {
+                    left == 0 || members.values().any(|member| deeper(member, left - 1))
+                }
+                _ => false,
+            }
+        }
+        deeper(value, self.max_depth)
+    }
+
+    /// The violation for a call nested deeper than the bound.
+    pub(crate) fn too_deep_violation(&self) -> crate::error::Violation {
+        crate::error::Violation::new(
+            "",
+            crate::error::ViolationKind::TooLarge,
+            format!("arrays and objects nested at most {} deep", self.max_depth),
+            None,
+            format!(
+                "the arguments nest arrays and objects deeper than {} levels; send a flatter call",
+                self.max_depth
+            ),
+        )
+    }
+
+    /// The violation for a call needing `n` repairs, over the bound.
+    pub(crate) fn too_many_repairs(&self, n: usize) -> crate::error::Violation {
+        crate::error::Violation::new(
+            "",
+            crate::error::ViolationKind::TooLarge,
+            format!("at most {} values sent in the wrong shape", self.max_repairs),
+            None,
+            format!(
+                "{n} values are in the wrong shape (at most {} are read as meant); send arrays as arrays",
+                self.max_repairs
+            ),
+        )
+    }
+
     /// The violation for arguments text of `len` bytes, over the limit.
     pub(crate) fn too_large(&self, len: usize) -> crate::error::Violation {
         crate::error::Violation::new(

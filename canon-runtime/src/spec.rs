@@ -363,7 +363,7 @@ impl ToolSpec {
     ) -> Result<Bound<A>, BindError> {
         let ctx = Ctx::new(&self.plan, Mode::Fast);
         match bind(&ctx, args) {
-            Ok(bound) => Ok(self.accept(bound, ctx)),
+            Ok(bound) => self.accept(bound, ctx),
             Err(_) => self.retry_value::<A>(args, policy),
         }
     }
@@ -384,7 +384,7 @@ impl ToolSpec {
         let ctx = Ctx::new(&self.plan, Mode::Fast);
         let mut de = serde_json::Deserializer::from_str(text);
         match bind(&ctx, &mut de) {
-            Ok(bound) if de.end().is_ok() => Ok(self.accept(bound, ctx)),
+            Ok(bound) if de.end().is_ok() => self.accept(bound, ctx),
             _ => match crate::json::parse(text) {
                 Ok((value, duplicates)) if duplicates.is_empty() => {
                     self.retry_value::<A>(&value, policy)
@@ -404,6 +404,9 @@ impl ToolSpec {
         args: &Value,
         policy: Policy,
     ) -> Result<Bound<A>, BindError> {
+        if self.limits.too_deep(args) {
+            return Err(self.reject(vec![self.limits.too_deep_violation()]));
+        }
         let policy = self.policy.union(policy);
         let canonicalizer = match self.canonicalizer() {
             Some(canonicalizer) if policy.has_opt_in() => canonicalizer,
@@ -421,12 +424,21 @@ impl ToolSpec {
     }
 
     #[inline(always)]
-    fn accept<A>(&self, args: A, ctx: Ctx<'_>) -> Bound<A> {
+    fn accept<A>(&self, args: A, ctx: Ctx<'_>) -> Result<Bound<A>, BindError> {
         let repairs = ctx.into_repairs();
         if !repairs.is_empty() {
+            if repairs.len() > self.limits.max_repairs {
+                return Err(self.too_many_repairs(repairs.len()));
+            }
             self.trace_repairs(&repairs);
         }
-        Bound::new(args, repairs)
+        Ok(Bound::new(args, repairs))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_many_repairs(&self, n: usize) -> BindError {
+        self.reject(vec![self.limits.too_many_repairs(n)])
     }
 
     #[cold]

@@ -627,6 +627,15 @@ impl Toolbox {
         let Some(tool) = self.get(name) else {
             return self.no_such_tool(name);
         };
+        if let Arguments::Json(value) = &arguments {
+            if self.limits.too_deep(value) {
+                let error = BindError::new(
+                    tool.spec().name().to_owned(),
+                    vec![self.limits.too_deep_violation()],
+                );
+                return ToolOutcome::Rejected(crate::telemetry::reject(error));
+            }
+        }
         if let Arguments::Text(text) = &arguments {
             if text.len() > self.limits.max_text_bytes {
                 let error = BindError::new(

@@ -229,7 +229,7 @@ fn what_only_the_rust_type_rejects_is_reported_at_its_path() {
     assert_eq!(v.expected, "an integer or null");
     assert_eq!(
         v.message,
-        "invalid value: integer `5000000000`, expected u32"
+        "invalid value: got the number 5000000000, expected u32"
     );
     assert_eq!(v.received.as_ref().unwrap().preview, "5000000000");
 }

@@ -76,13 +76,8 @@ fn rust_type_violation<T: DeserializeOwned>(
             let expected = schema_at(schema, &at)
                 .map(|s| describe(schema, s))
                 .unwrap_or_else(|| "a value this tool accepts".to_owned());
-            Violation::new(
-                at,
-                ViolationKind::Invalid,
-                expected,
-                received,
-                strip_position(&e.into_inner().to_string()),
-            )
+            let message = serde_message(&e.into_inner().to_string(), received.as_ref());
+            Violation::new(at, ViolationKind::Invalid, expected, received, message)
         }
         Ok(_) => Violation::new(
             "",
@@ -491,6 +486,30 @@ fn serde_pointer(path: &serde_path_to_error::Path) -> String {
     out
 }
 
+/// serde's reason, retold without quoting the value in full: `invalid
+/// value: integer `5000000000`, expected u32` becomes `invalid value: got
+/// the number 5000000000, expected u32` (the value as its 64-character
+/// preview). A reason of another form is cut to 160 characters.
+fn serde_message(raw: &str, received: Option<&Received>) -> String {
+    let raw = strip_position(raw);
+    if let (Some((cause, _)), Some((_, hint)), Some(received)) = (
+        raw.split_once(": "),
+        raw.rsplit_once(", expected "),
+        received,
+    ) {
+        if cause.len() <= 32 && !cause.contains('`') {
+            return format!("{cause}: got {}, expected {hint}", received.phrase());
+        }
+    }
+    const MAX: usize = 160;
+    if raw.chars().count() <= MAX {
+        return raw;
+    }
+    let mut cut: String = raw.chars().take(MAX - 1).collect();
+    cut.push('…');
+    cut
+}
+
 /// Drops serde_json's ` at line 1 column 37`: noise to a model.
 fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
@@ -527,6 +546,21 @@ mod tests {
         );
         assert_eq!(d(json!({})), "any value");
         assert_eq!(d(json!({"const": 3})), "exactly 3");
+    }
+
+    #[test]
+    fn serde_reasons_never_quote_a_value_in_full() {
+        let long = "y".repeat(500);
+        let received = Received::of(&Value::String(long.clone()));
+        let retold = serde_message(
+            &format!("invalid value: string \"{long}\", expected a short code at line 1 column 9"),
+            Some(&received),
+        );
+        assert_eq!(retold, format!("invalid value: got the string {}, expected a short code", received.preview));
+        assert!(retold.chars().count() < 120);
+        let custom = serde_message(&format!("no such code {long}"), None);
+        assert_eq!(custom.chars().count(), 160);
+        assert!(custom.ends_with('…'));
     }
 
     #[test]

@@ -251,3 +251,22 @@ fn repairs_never_carry_argument_values() {
     );
     assert!(!debug.contains(SECRET), "{debug}");
 }
+
+#[test]
+fn duplicates_inside_a_map_parameter_follow_serde_on_the_single_pass() {
+    // The documented exception: a map-typed parameter is serde's, last wins.
+    let bound = common::Survey
+        .bind_str(
+            r#"{"names": [], "set": [], "ordered": [], "langs": [], "filter": {"labels": []},
+                "filters": [], "groups": {"a": ["x"], "a": ["y"]},
+                "query": {"text": "t", "fields": []}, "either": "one", "count": 1}"#,
+        )
+        .unwrap();
+    assert_eq!(bound.args.groups["a"], ["y"]);
+    // The same text read into a `Value` by canon is refused, by name.
+    let canon = Canonicalizer::new(&json!({"type": "object"})).unwrap();
+    let error = canon
+        .parse(r#"{"groups": {"a": ["x"], "a": ["y"]}}"#)
+        .unwrap_err();
+    assert_eq!(error.pointers(), ["/groups/a"]);
+}

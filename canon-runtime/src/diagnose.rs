@@ -556,7 +556,13 @@ mod tests {
             &format!("invalid value: string \"{long}\", expected a short code at line 1 column 9"),
             Some(&received),
         );
-        assert_eq!(retold, format!("invalid value: got the string {}, expected a short code", received.preview));
+        assert_eq!(
+            retold,
+            format!(
+                "invalid value: got the string {}, expected a short code",
+                received.preview
+            )
+        );
         assert!(retold.chars().count() < 120);
         let custom = serde_message(&format!("no such code {long}"), None);
         assert_eq!(custom.chars().count(), 160);

@@ -7,18 +7,6 @@ mod shapes;
 use canon::{Dialect, Policy, RepairRule, ToolCall, ToolOutcome, ToolSpec};
 use serde_json::{json, Map, Value};
 
-const ALL: [Dialect; 9] = [
-    Dialect::OpenAi { strict: false },
-    Dialect::OpenAi { strict: true },
-    Dialect::OpenAiResponses { strict: false },
-    Dialect::OpenAiResponses { strict: true },
-    Dialect::Anthropic { strict: false },
-    Dialect::Anthropic { strict: true },
-    Dialect::Gemini,
-    Dialect::GeminiJsonSchema,
-    Dialect::Mcp,
-];
-
 fn refusals(dialect: Dialect) -> Vec<String> {
     shapes::toolbox()
         .specs()
@@ -433,7 +421,7 @@ async fn calls_made_against_every_export_bind() {
     let toolbox = shapes::toolbox();
     let tolerant = shapes::toolbox().policy(Policy::DEFAULT.with(RepairRule::NullAsAbsent));
     let mut bound = 0;
-    for dialect in ALL {
+    for dialect in Dialect::ALL {
         for spec in toolbox.specs() {
             let Ok(entry) = spec.export(dialect) else {
                 continue;

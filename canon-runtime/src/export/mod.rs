@@ -51,6 +51,19 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// Every dialect, strict and not.
+    pub const ALL: [Dialect; 9] = [
+        Dialect::OpenAi { strict: false },
+        Dialect::OpenAi { strict: true },
+        Dialect::OpenAiResponses { strict: false },
+        Dialect::OpenAiResponses { strict: true },
+        Dialect::Anthropic { strict: false },
+        Dialect::Anthropic { strict: true },
+        Dialect::Gemini,
+        Dialect::GeminiJsonSchema,
+        Dialect::Mcp,
+    ];
+
     /// The dialect's name in errors: `openai (strict)`, `gemini`, `mcp`.
     pub fn name(self) -> &'static str {
         match self {

@@ -215,6 +215,11 @@ impl Canonicalizer {
         &self.plan
     }
 
+    /// The compiled validator of [`schema`](Self::schema).
+    pub(crate) fn validator(&self) -> &jsonschema::Validator {
+        &self.validator
+    }
+
     /// True when `args` is valid as sent, with no rule applied.
     pub fn is_valid(&self, args: &Value) -> bool {
         self.check.accepts(args) || self.validator.is_valid(args)

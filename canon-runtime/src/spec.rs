@@ -47,7 +47,6 @@ pub struct ToolSpec {
     description: Cow<'static, str>,
     schema: Value,
     plan: Plan,
-    validator: OnceLock<Option<jsonschema::Validator>>,
     /// The plan slot of each top-level field of a `#[tool]` arguments struct.
     fields: OnceLock<(TypeId, Box<[Option<u32>]>)>,
     output_schema: Option<Value>,
@@ -81,7 +80,6 @@ impl ToolSpec {
             description: description.into(),
             schema,
             plan,
-            validator: OnceLock::new(),
             fields: OnceLock::new(),
             output_schema: None,
             policy: Policy::DEFAULT,
@@ -233,12 +231,11 @@ impl ToolSpec {
         &self.plan
     }
 
-    /// The validator of the input schema, compiled on the first failure.
-    /// `None` when `jsonschema` cannot compile the schema.
+    /// The validator of the input schema, compiled on the first failure
+    /// (the canonicalizer's: one per spec). `None` when `jsonschema` cannot
+    /// compile the schema.
     pub(crate) fn validator(&self) -> Option<&jsonschema::Validator> {
-        self.validator
-            .get_or_init(|| jsonschema::validator_for(&self.schema).ok())
-            .as_ref()
+        self.canonicalizer().map(Canonicalizer::validator)
     }
 
     /// Binds arguments given as a JSON value, in one pass over it (no copy

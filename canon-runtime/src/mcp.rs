@@ -67,13 +67,21 @@ impl McpServer {
         version: impl Into<String>,
     ) -> Result<McpServer, ExportError> {
         let export = toolbox.export(Dialect::Mcp)?;
-        let tools: Vec<Tool> = match export.get("tools") {
-            Some(Value::Array(entries)) => entries
-                .iter()
-                .filter_map(|entry| serde_json::from_value(entry.clone()).ok())
-                .collect(),
-            _ => Vec::new(),
+        let entries = match export.get("tools") {
+            Some(Value::Array(entries)) => entries.as_slice(),
+            _ => &[],
         };
+        let tools = entries
+            .iter()
+            .map(|entry| {
+                serde_json::from_value::<Tool>(entry.clone()).map_err(|e| ExportError {
+                    tool: entry["name"].as_str().unwrap_or_default().to_owned(),
+                    dialect: Dialect::Mcp,
+                    pointer: String::new(),
+                    reason: format!("rmcp cannot read its declaration: {e}"),
+                })
+            })
+            .collect::<Result<Vec<Tool>, ExportError>>()?;
         let structured = tools
             .iter()
             .filter(|t| t.output_schema.is_some())

@@ -62,6 +62,18 @@
 //!
 //! Valid calls are bound in one pass over the input, guided by a [`Plan`]
 //! compiled once per tool; the schema validator runs only after a failure.
+//!
+//! # Beyond the core rule
+//! - Opt-in rules (`json_text`, `number_text`, `bool_text`,
+//!   `null_as_absent`), enabled by name on a [`Policy`], a [`Toolbox`], or
+//!   one tool with `#[tool(repair(...))]`.
+//! - [`Canonicalizer`]: the same binder for tools known only by a JSON
+//!   Schema (MCP servers, other services).
+//! - [`ToolSpec::export`] and [`Toolbox::export`]: the tools declared in the
+//!   dialect each provider takes ([`Dialect`]).
+//! - [`Limits`]: bounds on text size, depth, repairs and listed violations.
+//! - With the `rmcp` feature, `canon::mcp`: a toolbox served over MCP, and
+//!   tolerant binding for an rmcp `ToolRouter`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

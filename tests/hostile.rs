@@ -270,3 +270,26 @@ fn duplicates_inside_a_map_parameter_follow_serde_on_the_single_pass() {
         .unwrap_err();
     assert_eq!(error.pointers(), ["/groups/a"]);
 }
+
+/// Found by the `bind_text` fuzz target: text and the `Value` parsed from it
+/// bound differently. The text gives `filters` and `groups` twice; canon
+/// refuses it, naming both, while serde_json's `Value` has already kept the
+/// last of each (and binds). The documented behaviour, kept as a regression.
+#[test]
+fn text_with_duplicate_parameters_is_refused_though_its_value_binds() {
+    let text = r#"{"names": "a", "filter": {"labels": "bug"}, "filters": [{"labels": "x"}], "groups": {"kind": "bug"}, "filters": [{"labels": "x"}], "groups": {"gty": "New ]ork", "cu..": "Repo", "ames": "canon"}}"#;
+    let error = common::Survey.bind_str(text).err().unwrap();
+    let duplicates: Vec<&str> = error
+        .violations()
+        .iter()
+        .filter(|v| v.kind == ViolationKind::Duplicate)
+        .map(|v| v.pointer.as_str())
+        .collect();
+    assert_eq!(duplicates, ["/filters", "/groups"]);
+    // serde_json kept the second `groups` silently.
+    let value: serde_json::Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        value["groups"],
+        json!({"gty": "New ]ork", "cu..": "Repo", "\u{7f}ames": "canon"})
+    );
+}

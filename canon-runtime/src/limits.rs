@@ -1,6 +1,8 @@
 //! Bounds on what a call may cost: input that a model produced, perhaps from
 //! content an attacker wrote, must not make canon's work grow without end.
 
+use crate::error::{Violation, ViolationKind};
+
 /// Configurable bounds, with safe defaults. Each is enforced before work
 /// grows, and each is reported to the model as a violation it can read.
 ///
@@ -57,12 +59,9 @@ impl Limits {
     }
 
     /// The violation for a call nested deeper than the bound.
-    pub(crate) fn too_deep_violation(&self) -> crate::error::Violation {
-        crate::error::Violation::new(
-            "",
-            crate::error::ViolationKind::TooLarge,
+    pub(crate) fn too_deep_violation(&self) -> Violation {
+        over(
             format!("arrays and objects nested at most {} deep", self.max_depth),
-            None,
             format!(
                 "the arguments nest arrays and objects deeper than {} levels; send a flatter call",
                 self.max_depth
@@ -71,12 +70,9 @@ impl Limits {
     }
 
     /// The violation for a call needing `n` repairs, over the bound.
-    pub(crate) fn too_many_repairs(&self, n: usize) -> crate::error::Violation {
-        crate::error::Violation::new(
-            "",
-            crate::error::ViolationKind::TooLarge,
+    pub(crate) fn too_many_repairs(&self, n: usize) -> Violation {
+        over(
             format!("at most {} values sent in the wrong shape", self.max_repairs),
-            None,
             format!(
                 "{n} values are in the wrong shape (at most {} are read as meant); send arrays as arrays",
                 self.max_repairs
@@ -85,16 +81,18 @@ impl Limits {
     }
 
     /// The violation for arguments text of `len` bytes, over the limit.
-    pub(crate) fn too_large(&self, len: usize) -> crate::error::Violation {
-        crate::error::Violation::new(
-            "",
-            crate::error::ViolationKind::TooLarge,
+    pub(crate) fn too_large(&self, len: usize) -> Violation {
+        over(
             format!("at most {} bytes of arguments", self.max_text_bytes),
-            None,
             format!(
                 "the arguments are {len} bytes, over the limit of {}; send shorter values",
                 self.max_text_bytes
             ),
         )
     }
+}
+
+/// A call over a bound: a violation of the whole arguments.
+fn over(expected: String, message: String) -> Violation {
+    Violation::new("", ViolationKind::TooLarge, expected, None, message)
 }

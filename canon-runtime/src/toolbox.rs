@@ -627,25 +627,21 @@ impl Toolbox {
         let Some(tool) = self.get(name) else {
             return self.no_such_tool(name);
         };
-        if let Arguments::Json(value) = &arguments {
-            if self.limits.too_deep(value) {
-                let error = BindError::new(
-                    tool.spec().name().to_owned(),
-                    vec![self.limits.too_deep_violation()],
-                );
-                return ToolOutcome::Rejected(crate::telemetry::reject(error));
+        // Bounds are checked before the tool's binder sees the call.
+        let over = match &arguments {
+            Arguments::Json(value) if self.limits.too_deep(value) => {
+                Some(self.limits.too_deep_violation())
             }
-        }
-        if let Arguments::Text(text) = &arguments {
-            if text.len() > self.limits.max_text_bytes {
-                let error = BindError::new(
-                    tool.spec().name().to_owned(),
-                    vec![self.limits.too_large(text.len())],
-                );
-                return ToolOutcome::Rejected(crate::telemetry::reject(
-                    error.with_listed(self.limits.max_listed),
-                ));
+            Arguments::Text(text) if text.len() > self.limits.max_text_bytes => {
+                Some(self.limits.too_large(text.len()))
             }
+            _ => None,
+        };
+        if let Some(violation) = over {
+            let error = BindError::new(tool.spec().name().to_owned(), vec![violation]);
+            return ToolOutcome::Rejected(crate::telemetry::reject(
+                error.with_listed(self.limits.max_listed),
+            ));
         }
         let empty_object = Value::Object(Default::default());
         let policy = self.policy;

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 mod common;
 
-use common::{SearchCode, Strict, NEAR_MISS, VALID};
+use common::{SearchCode, Store, Strict, StrictStore, NEAR_MISS, STORE_VALID, VALID};
 
 const ROUNDS: usize = 40;
 const CALLS: usize = 20_000;
@@ -21,29 +21,43 @@ const CALLS: usize = 20_000;
 fn main() {
     let valid: Value = serde_json::from_str(VALID).unwrap();
     let near_miss: Value = serde_json::from_str(NEAR_MISS).unwrap();
-    let cases: [(&str, &dyn Fn()); 6] = [
-        ("text/strict", &|| {
+    let store: Value = serde_json::from_str(STORE_VALID).unwrap();
+    // Each case, and the case it is compared with.
+    let cases: [(&str, usize, &dyn Fn()); 10] = [
+        ("text/strict", 0, &|| {
             black_box(serde_json::from_str::<Strict>(black_box(VALID)).unwrap());
         }),
-        ("text/canon_valid", &|| {
+        ("text/canon_valid", 0, &|| {
             black_box(SearchCode.bind_str(black_box(VALID)).ok().unwrap());
         }),
-        ("text/canon_near_miss", &|| {
+        ("text/canon_near_miss", 0, &|| {
             black_box(SearchCode.bind_str(black_box(NEAR_MISS)).ok().unwrap());
         }),
-        ("value/strict", &|| {
+        ("value/strict", 3, &|| {
             black_box(Strict::deserialize(black_box(&valid)).unwrap());
         }),
-        ("value/canon_valid", &|| {
+        ("value/canon_valid", 3, &|| {
             black_box(SearchCode.bind(black_box(&valid)).ok().unwrap());
         }),
-        ("value/canon_near_miss", &|| {
+        ("value/canon_near_miss", 3, &|| {
             black_box(SearchCode.bind(black_box(&near_miss)).ok().unwrap());
         }),
+        ("text/store_strict", 6, &|| {
+            black_box(serde_json::from_str::<StrictStore>(black_box(STORE_VALID)).unwrap());
+        }),
+        ("text/store_canon", 6, &|| {
+            black_box(Store.bind_str(black_box(STORE_VALID)).ok().unwrap());
+        }),
+        ("value/store_strict", 8, &|| {
+            black_box(StrictStore::deserialize(black_box(&store)).unwrap());
+        }),
+        ("value/store_canon", 8, &|| {
+            black_box(Store.bind(black_box(&store)).ok().unwrap());
+        }),
     ];
-    let mut best = [f64::MAX; 6];
+    let mut best = [f64::MAX; 10];
     for _ in 0..ROUNDS {
-        for (i, (_, case)) in cases.iter().enumerate() {
+        for (i, (_, _, case)) in cases.iter().enumerate() {
             let start = Instant::now();
             for _ in 0..CALLS {
                 case();
@@ -51,12 +65,11 @@ fn main() {
             best[i] = best[i].min(start.elapsed().as_nanos() as f64 / CALLS as f64);
         }
     }
-    for (i, (name, _)) in cases.iter().enumerate() {
-        let baseline = if i < 3 { best[0] } else { best[3] };
+    for (i, (name, baseline, _)) in cases.iter().enumerate() {
         println!(
             "{name:24} {:7.1} ns  {:.3}x strict",
             best[i],
-            best[i] / baseline
+            best[i] / best[*baseline]
         );
     }
 }

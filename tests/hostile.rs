@@ -74,10 +74,11 @@ async fn a_10000_deep_array_is_refused_in_bounded_time() {
         "]".repeat(10_000)
     );
     let (error, took) = rejected(text).await;
-    assert_eq!(error.violations()[0].kind, ViolationKind::Malformed);
-    assert!(
-        error.to_string().contains("recursion limit exceeded"),
-        "{error}"
+    assert_eq!(error.violations().len(), 1);
+    assert_eq!(error.violations()[0].kind, ViolationKind::TooLarge);
+    assert_eq!(
+        error.violations()[0].message,
+        "the arguments nest arrays and objects deeper than 64 levels; send a flatter call"
     );
     assert!(took < Duration::from_millis(500), "{took:?}");
 }
@@ -252,23 +253,194 @@ fn repairs_never_carry_argument_values() {
     assert!(!debug.contains(SECRET), "{debug}");
 }
 
+/// Options whose unknown members are ignored (no `deny_unknown_fields`).
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct Options {
+    pub name: String,
+}
+
+/// Configure a service: parameters whose type would keep one of two values
+/// of a repeated key silently, and free JSON of any depth.
+#[canon::tool]
+pub fn configure(
+    headers: std::collections::HashMap<String, String>,
+    ports: std::collections::BTreeMap<u16, String>,
+    payload: serde_json::Value,
+    options: Options,
+    tree: Option<common::Tree>,
+) -> usize {
+    let _ = (ports, payload, options, tree);
+    headers.len()
+}
+
+const CONFIGURE: &str = r#"{"headers": {"Accept": "json", "X-Id": "7"}, "ports": {"80": "http"},
+    "payload": {"a": [{"b": 1, "c": 2}]}, "options": {"name": "n", "extra": {"k": [1]}}}"#;
+
+/// The duplicates of `text` with `from` replaced by `to`, as pointers.
+fn duplicate_pointers(from: &str, to: &str) -> Vec<String> {
+    let text = CONFIGURE.replacen(from, to, 1);
+    assert_ne!(text, CONFIGURE, "{from}");
+    let error = Configure.bind_str(&text).err().unwrap();
+    assert!(
+        error
+            .violations()
+            .iter()
+            .all(|v| v.kind == ViolationKind::Duplicate),
+        "{error}"
+    );
+    error.pointers().into_iter().map(str::to_owned).collect()
+}
+
 #[test]
-fn duplicates_inside_a_map_parameter_follow_serde_on_the_single_pass() {
-    // The documented exception: a map-typed parameter is serde's, last wins.
-    let bound = common::Survey
-        .bind_str(
-            r#"{"names": [], "set": [], "ordered": [], "langs": [], "filter": {"labels": []},
-                "filters": [], "groups": {"a": ["x"], "a": ["y"]},
-                "query": {"text": "t", "fields": []}, "either": "one", "count": 1}"#,
-        )
+fn duplicate_keys_are_refused_by_name_in_maps_and_free_json_too() {
+    let bound = Configure.bind_str(CONFIGURE).unwrap();
+    assert_eq!(bound.args.headers.len(), 2);
+    assert!(bound.repairs.is_empty());
+    // A map parameter: serde alone would keep "xml".
+    assert_eq!(
+        duplicate_pointers(r#""X-Id": "7""#, r#""Accept": "xml""#),
+        ["/headers/Accept"]
+    );
+    // The same key spelled with an escape is the same key.
+    assert_eq!(
+        duplicate_pointers(r#""X-Id": "7""#, r#""\u0041ccept": "xml""#),
+        ["/headers/Accept"]
+    );
+    // Integer keys repeat by value.
+    assert_eq!(
+        duplicate_pointers(r#""80": "http""#, r#""80": "http", "80": "www""#),
+        ["/ports/80"]
+    );
+    // Free JSON, at any depth.
+    assert_eq!(
+        duplicate_pointers(r#""c": 2"#, r#""b": 2"#),
+        ["/payload/a/0/b"]
+    );
+    // Inside a member the target ignores.
+    assert_eq!(
+        duplicate_pointers(r#""k": [1]"#, r#""k": [1], "k": [2]"#),
+        ["/options/extra/k"]
+    );
+    let error = Configure
+        .bind_str(&CONFIGURE.replacen(r#""c": 2"#, r#""b": 2"#, 1))
+        .err()
         .unwrap();
-    assert_eq!(bound.args.groups["a"], ["y"]);
-    // The same text read into a `Value` by canon is refused, by name.
+    assert_eq!(
+        error.to_string(),
+        "The call to `configure` was not run. /payload/a/0/b: this property is given more than once; send it once. Fix these and call `configure` again."
+    );
+    // Wide maps are checked too: the 10,000th key repeats the first.
+    let mut wide: Vec<String> = (0..9_999).map(|i| format!(r#""h{i}": "v""#)).collect();
+    let valid = format!(
+        r#"{{"headers": {{{}}}, "ports": {{}}, "payload": 1, "options": {{"name": "n"}}}}"#,
+        wide.join(", ")
+    );
+    assert_eq!(
+        Configure.bind_str(&valid).unwrap().args.headers.len(),
+        9_999
+    );
+    wide.push(r#""h0": "w""#.to_owned());
+    let repeated = format!(
+        r#"{{"headers": {{{}}}, "ports": {{}}, "payload": 1, "options": {{"name": "n"}}}}"#,
+        wide.join(", ")
+    );
+    assert_eq!(
+        Configure.bind_str(&repeated).err().unwrap().pointers(),
+        ["/headers/h0"]
+    );
+    // What canon reads into a `Value` is refused alike.
     let canon = Canonicalizer::new(&json!({"type": "object"})).unwrap();
     let error = canon
         .parse(r#"{"groups": {"a": ["x"], "a": ["y"]}}"#)
         .unwrap_err();
     assert_eq!(error.pointers(), ["/groups/a"]);
+}
+
+#[tokio::test]
+async fn tools_known_by_a_schema_refuse_duplicate_keys_in_text() {
+    let mut toolbox = Toolbox::new();
+    toolbox
+        .add(canon::JsonTool::new(
+            "echo",
+            "Echo the arguments.",
+            json!({"type": "object", "properties": {"tags": {"type": "object"}}}),
+            |args| async move { Ok(args) },
+        ))
+        .unwrap();
+    let result = toolbox
+        .call(ToolCall::new("1", "echo", r#"{"tags": {"a": 1, "a": 2}}"#))
+        .await;
+    match result.outcome {
+        ToolOutcome::Rejected(error) => assert_eq!(error.pointers(), ["/tags/a"]),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `{"payload": [[...]]}` with `arrays` arrays: `arrays + 1` levels.
+fn payload(arrays: usize) -> String {
+    format!(
+        r#"{{"headers": {{}}, "ports": {{}}, "payload": {}1{}, "options": {{"name": "n"}}}}"#,
+        "[".repeat(arrays),
+        "]".repeat(arrays)
+    )
+}
+
+#[tokio::test]
+async fn free_json_and_recursive_types_are_held_to_the_depth_bound() {
+    let depth_error = |error: canon::BindError| {
+        assert_eq!(error.violations().len(), 1, "{error}");
+        assert_eq!(error.violations()[0].kind, ViolationKind::TooLarge);
+        assert_eq!(
+            error.violations()[0].message,
+            "the arguments nest arrays and objects deeper than 64 levels; send a flatter call"
+        );
+    };
+    // 64 levels (the arguments object and 63 arrays) bind; 65 do not,
+    // though serde_json alone would read up to 128.
+    assert!(Configure.bind_str(&payload(63)).is_ok());
+    depth_error(Configure.bind_str(&payload(64)).err().unwrap());
+    depth_error(Configure.bind_str(&payload(100)).err().unwrap());
+    // From a `Value` alike.
+    let value: serde_json::Value = serde_json::from_str(&payload(64)).unwrap();
+    depth_error(Configure.bind(&value).err().unwrap());
+    let value: serde_json::Value = serde_json::from_str(&payload(63)).unwrap();
+    assert!(Configure.bind(&value).is_ok());
+    // A recursive type: each level of `Tree` is an object and an array.
+    // The arguments object, 30 levels of two, the leaf and its arrays: 64.
+    let mut tree = json!({"name": "leaf", "tags": [], "children": []});
+    for _ in 0..30 {
+        tree = json!({"name": "n", "tags": [], "children": [tree]});
+    }
+    let call =
+        json!({"headers": {}, "ports": {}, "payload": 1, "options": {"name": "n"}, "tree": tree});
+    assert!(Configure.bind_str(&call.to_string()).is_ok());
+    let call = json!({"headers": {}, "ports": {}, "payload": 1, "options": {"name": "n"},
+        "tree": {"name": "n", "tags": [], "children": [tree]}});
+    depth_error(Configure.bind_str(&call.to_string()).err().unwrap());
+    // A tighter bound on a toolbox holds for text too.
+    let mut toolbox = Toolbox::new().limits(Limits {
+        max_depth: 8,
+        ..Limits::default()
+    });
+    toolbox.add(Configure).unwrap();
+    let result = toolbox
+        .call(ToolCall::new("1", "configure", payload(8)))
+        .await;
+    match result.outcome {
+        ToolOutcome::Rejected(error) => assert_eq!(
+            error.violations()[0].message,
+            "the arguments nest arrays and objects deeper than 8 levels; send a flatter call"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let result = toolbox
+        .call(ToolCall::new("1", "configure", payload(7)))
+        .await;
+    assert!(
+        matches!(result.outcome, ToolOutcome::Ran { .. }),
+        "{:?}",
+        result.outcome
+    );
 }
 
 /// Found by the `bind_text` fuzz target: text and the `Value` parsed from it

@@ -1,4 +1,4 @@
-//! What both benchmarks bind: the tool, its strict twin, and the two calls.
+//! What both benchmarks bind: the tools, their strict twins, and the calls.
 
 use canon::tool;
 use serde::Deserialize;
@@ -25,3 +25,26 @@ pub const VALID: &str =
 /// The near miss: one repository as a bare string.
 pub const NEAR_MISS: &str =
     r#"{"data_source_names": "dotnet/eshop", "query": "basket", "limit": 10}"#;
+
+/// Store a record: a map and free JSON, whose keys canon checks for repeats.
+#[tool]
+pub fn store(
+    labels: std::collections::HashMap<String, String>,
+    payload: serde_json::Value,
+    tags: Vec<String>,
+) -> usize {
+    labels.len() + tags.len() + usize::from(payload.is_null())
+}
+
+/// The arguments of `store` as a plain serde struct.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct StrictStore {
+    pub labels: std::collections::HashMap<String, String>,
+    pub payload: serde_json::Value,
+    pub tags: Vec<String>,
+}
+
+/// A valid `store` call: four labels, and free JSON two objects deep.
+pub const STORE_VALID: &str = r#"{"labels": {"team": "search", "tier": "1", "owner": "ana", "env": "prod"}, "payload": {"id": 7, "source": {"repo": "dotnet/eshop", "paths": ["src", "tests"]}}, "tags": ["a", "b"]}"#;

@@ -246,16 +246,13 @@ impl Canonicalizer {
     /// A [`BindError`] with one [`Malformed`](crate::ViolationKind::Malformed)
     /// violation when `text` is not JSON, one
     /// [`TooLarge`](crate::ViolationKind::TooLarge) when it is over the size
-    /// limit, or a [`Duplicate`](crate::ViolationKind::Duplicate) for each
+    /// or depth bound, or a [`Duplicate`](crate::ViolationKind::Duplicate) for each
     /// member an object gives twice.
     pub fn parse(&self, text: &str) -> Result<Value, BindError> {
-        if text.len() > self.limits.max_text_bytes {
-            return Err(self.error(vec![self.limits.too_large(text.len())]));
-        }
-        let violations = match crate::json::parse(text) {
+        let violations = match crate::json::read(text, &self.limits) {
             Ok((value, duplicates)) if duplicates.is_empty() => return Ok(value),
             Ok((_, duplicates)) => diagnose::duplicates(duplicates),
-            Err(e) => vec![diagnose::malformed(&e)],
+            Err(violation) => vec![violation],
         };
         Err(self.error(violations))
     }

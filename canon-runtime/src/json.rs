@@ -7,7 +7,24 @@ use std::fmt;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::error::Violation;
+use crate::limits::Limits;
 use crate::pointer;
+
+/// `text` as a `Value` within `limits`, with the pointers of the members
+/// given twice; text over the size or depth bound, or not JSON, is the one
+/// violation that says so.
+pub(crate) fn read(text: &str, limits: &Limits) -> Result<(Value, Vec<String>), Violation> {
+    if text.len() > limits.max_text_bytes {
+        return Err(limits.too_large(text.len()));
+    }
+    // Past the bound, the depth is what the model needs to hear (serde_json
+    // would speak of its own recursion limit, or parse what canon refuses).
+    if limits.text_too_deep(text) {
+        return Err(limits.too_deep_violation());
+    }
+    parse(text).map_err(|e| crate::diagnose::malformed(&e))
+}
 
 /// `text` as a `Value`, with the pointers of the members given twice (the
 /// last value is kept, as serde_json does).

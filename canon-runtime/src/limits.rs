@@ -17,9 +17,10 @@ pub struct Limits {
     /// The longest arguments text read (default 1 MiB); longer text is
     /// refused before it is parsed.
     pub max_text_bytes: usize,
-    /// The deepest nesting of arrays and objects walked (default 64, below
-    /// serde_json's 128): a deeper call is refused before canon recurses
-    /// into it.
+    /// The deepest nesting of arrays and objects bound (default 64, below
+    /// serde_json's 128), the arguments object counting as one: a deeper
+    /// call is refused, by the single pass as soon as it passes the bound
+    /// and before canon's own walks recurse into it.
     pub max_depth: usize,
     /// The most repairs made in one call (default 64): a call needing more
     /// is refused rather than rewritten wholesale.
@@ -56,6 +57,40 @@ impl Limits {
             }
         }
         deeper(value, self.max_depth)
+    }
+
+    /// True when JSON `text` opens more than
+    /// [`max_depth`](Self::max_depth) arrays and objects at once: one pass
+    /// over the bytes, strings skipped, nothing allocated. (Text that is not
+    /// JSON gets an answer too; it is refused either way.)
+    pub(crate) fn text_too_deep(&self, text: &str) -> bool {
+        let mut depth = 0usize;
+        let mut in_string = false;
+        let mut escaped = false;
+        for &byte in text.as_bytes() {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if byte == b'\\' {
+                    escaped = true;
+                } else if byte == b'"' {
+                    in_string = false;
+                }
+                continue;
+            }
+            match byte {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > self.max_depth {
+                        return true;
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        false
     }
 
     /// The violation for a call nested deeper than the bound.
@@ -95,4 +130,22 @@ impl Limits {
 /// A call over a bound: a violation of the whole arguments.
 fn over(expected: String, message: String) -> Violation {
     Violation::new("", ViolationKind::TooLarge, expected, None, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Limits;
+
+    #[test]
+    fn text_depth_counts_open_arrays_and_objects_outside_strings() {
+        let limits = Limits {
+            max_depth: 3,
+            ..Limits::default()
+        };
+        assert!(!limits.text_too_deep(r#"{"a": [{"b": 1}], "c": [[]]}"#));
+        assert!(limits.text_too_deep(r#"{"a": [{"b": []}]}"#));
+        assert!(!limits.text_too_deep(r#"{"a": "[[[[{{{{", "b": "\"[[[["}"#));
+        assert!(!limits.text_too_deep("[][][][][][]"));
+        assert!(limits.text_too_deep("[[[["));
+    }
 }

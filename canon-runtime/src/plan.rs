@@ -39,8 +39,17 @@ pub(crate) struct Node {
     pub(crate) lengths: u64,
     /// Plan for properties not listed in `properties`.
     pub(crate) additional: Option<NodeId>,
+    /// A rule applies at or below `additional`: the key of such a member is
+    /// kept for its pointer.
+    pub(crate) additional_repairs: bool,
     /// Plan for each array item.
     pub(crate) items: Option<NodeId>,
+    /// A rule applies here or below: a path to this position is worth
+    /// recording. False for positions in a binding plan only for its guards.
+    pub(crate) repairs: bool,
+    /// The keys of an object here are checked for repeats (binding plans
+    /// only: the target type may keep one value of a repeated key silently).
+    pub(crate) keys: bool,
 }
 
 impl Node {
@@ -52,7 +61,7 @@ impl Node {
             return Member::Named(&property.token, property.id);
         }
         match self.additional {
-            Some(id) => Member::Additional(id),
+            Some(id) => Member::Additional(id, self.additional_repairs),
             None => Member::Skip,
         }
     }
@@ -119,8 +128,9 @@ pub(crate) enum Member<'p> {
     /// A declared property; its escaped pointer token is borrowed from the
     /// plan.
     Named(&'p str, NodeId),
-    /// A property covered by `additionalProperties`.
-    Additional(NodeId),
+    /// A property covered by `additionalProperties`; true when a rule
+    /// applies below it, so its key is needed for a pointer.
+    Additional(NodeId, bool),
 }
 
 /// The tolerant positions of a JSON Schema, compiled once and reused for
@@ -182,19 +192,26 @@ impl Plan {
     /// assert_eq!(plan.positions(), vec!["/limit"]);
     /// ```
     pub fn compile_with(schema: &Value, policy: Policy) -> Plan {
-        let mut compiler = Compiler {
-            root: schema,
-            raws: Vec::new(),
-            refs: HashMap::new(),
-        };
-        let root = compiler.schema(schema, 0);
-        compiler.finish(root, policy)
+        Compiler::new(schema, false).compile(policy)
+    }
+
+    /// The plan a [`ToolSpec`](crate::ToolSpec) binds with: the core rule's
+    /// tolerant positions, and guards on every array and object position of
+    /// the schema, so that the single pass over a call counts its nesting
+    /// (the depth bound of [`Limits`](crate::Limits)) and checks each
+    /// object's keys for repeats, wherever the target type would hold
+    /// anything deeper or keep one of two values silently (a `HashMap`, a
+    /// `serde_json::Value`). Positions the schema leaves open (no `type`, an
+    /// object without `additionalProperties: false`, an array without
+    /// `items`) are guarded all the way down.
+    pub(crate) fn binding(schema: &Value) -> Plan {
+        Compiler::new(schema, true).compile(Policy::DEFAULT)
     }
 
     /// True when the schema has no tolerant position: binding is then plain
     /// serde.
     pub fn is_empty(&self) -> bool {
-        self.root.is_none()
+        self.root().is_none_or(|root| !root.repairs)
     }
 
     /// The tolerant positions as pointer patterns, sorted: `/a/b` for
@@ -219,6 +236,10 @@ impl Plan {
         }
         on_path.push(id);
         let node = self.node(id);
+        if !node.repairs {
+            on_path.pop();
+            return;
+        }
         if node.wrap_string || node.text != 0 {
             out.push(if at.is_empty() {
                 "/".into()
@@ -284,6 +305,12 @@ struct Shape {
     properties: Vec<(String, usize)>,
     required: Vec<String>,
     additional: Option<usize>,
+    /// Binding plans: members not in `properties` may be anything (no
+    /// `additionalProperties: false`, no `additionalProperties` schema).
+    /// Guarded as the open shape, without entering the tolerant positions.
+    open_members: bool,
+    /// Binding plans: items may be anything (no `items` schema).
+    open_items: bool,
 }
 
 enum Raw {
@@ -297,20 +324,59 @@ struct Compiler<'s> {
     root: &'s Value,
     raws: Vec<Raw>,
     refs: HashMap<&'s str, usize>,
+    /// Compiling a binding plan: open positions lead to `open`.
+    guard: bool,
+    /// The shape of a guarded position that accepts anything: its items
+    /// and members are itself.
+    open: Option<usize>,
 }
 
 impl<'s> Compiler<'s> {
+    fn new(root: &'s Value, guard: bool) -> Self {
+        Compiler {
+            root,
+            raws: Vec::new(),
+            refs: HashMap::new(),
+            guard,
+            open: None,
+        }
+    }
+
+    fn compile(mut self, policy: Policy) -> Plan {
+        let root = self.schema(self.root, 0);
+        self.finish(root, policy)
+    }
+
     fn push(&mut self, raw: Raw) -> usize {
         self.raws.push(raw);
         self.raws.len() - 1
     }
 
     fn anything(&mut self) -> usize {
+        if self.guard {
+            return self.open();
+        }
         self.push(Raw::Shape(Shape {
             accepts_string: true,
             types: ty::ALL,
             ..Shape::default()
         }))
+    }
+
+    /// The one self-similar shape of anything, for binding plans.
+    fn open(&mut self) -> usize {
+        if let Some(id) = self.open {
+            return id;
+        }
+        let id = self.push(Raw::Shape(Shape {
+            accepts_string: true,
+            types: ty::ALL,
+            open_members: true,
+            open_items: true,
+            ..Shape::default()
+        }));
+        self.open = Some(id);
+        id
     }
 
     fn schema(&mut self, schema: &'s Value, depth: usize) -> usize {
@@ -415,6 +481,17 @@ impl<'s> Compiler<'s> {
                 shape.additional = Some(self.schema(additional, depth + 1));
             }
         }
+        if self.guard {
+            // What the schema leaves open may hold anything, at any depth.
+            let closed = schema.get("additionalProperties") == Some(&Value::Bool(false))
+                && schema.get("patternProperties").is_none();
+            shape.open_members =
+                shape.types & ty::OBJECT != 0 && shape.additional.is_none() && !closed;
+            shape.open_items = shape.types & ty::ARRAY != 0 && shape.items.is_none();
+            if shape.open_members || shape.open_items {
+                self.open();
+            }
+        }
         shape
     }
 
@@ -459,6 +536,8 @@ impl<'s> Compiler<'s> {
         let mut builder = Builder {
             raws: &self.raws,
             policy,
+            guard: self.guard,
+            open: self.open,
             accepts: Vec::new(),
             sets: BTreeMap::new(),
             nodes: Vec::new(),
@@ -476,6 +555,11 @@ impl<'s> Compiler<'s> {
 struct Builder<'r> {
     raws: &'r [Raw],
     policy: Policy,
+    /// Compiling a binding plan: arrays and objects are kept, objects'
+    /// keys checked.
+    guard: bool,
+    /// The open shape, when some position is open.
+    open: Option<usize>,
     /// The JSON types each node admits.
     accepts: Vec<u8>,
     sets: BTreeMap<BTreeSet<usize>, NodeId>,
@@ -494,6 +578,39 @@ struct Children {
 }
 
 impl Builder<'_> {
+    /// The nodes for which `seed` holds or holds for some child: the graph
+    /// may be cyclic, so this iterates to a fixpoint.
+    fn upward(&self, seed: impl Fn(usize, &Node, &Children) -> bool) -> Vec<bool> {
+        let mut marked: Vec<bool> = self
+            .nodes
+            .iter()
+            .zip(&self.children)
+            .enumerate()
+            .map(|(id, (n, c))| seed(id, n, c))
+            .collect();
+        loop {
+            let mut changed = false;
+            for (id, children) in self.children.iter().enumerate() {
+                if marked[id] {
+                    continue;
+                }
+                let any = children
+                    .properties
+                    .iter()
+                    .any(|(_, c, _)| marked[*c as usize])
+                    || children.additional.is_some_and(|c| marked[c as usize])
+                    || children.items.is_some_and(|c| marked[c as usize]);
+                if any {
+                    marked[id] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return marked;
+            }
+        }
+    }
+
     /// The shapes a raw node stands for, through groups (cycle-safe).
     fn expand(&self, id: usize) -> BTreeSet<usize> {
         let mut out = BTreeSet::new();
@@ -583,8 +700,19 @@ impl Builder<'_> {
             let optional = !shapes.iter().any(|s| s.required.iter().any(|r| r == key));
             property_sets.push((key.to_owned(), self.union(members), optional));
         }
-        let additional = self.union(shapes.iter().filter_map(|s| s.additional));
-        let items = self.union(shapes.iter().filter_map(|s| s.items));
+        let mut additional = self.union(shapes.iter().filter_map(|s| s.additional));
+        let mut items = self.union(shapes.iter().filter_map(|s| s.items));
+        // Open members and items are guarded as anything, unless a schema
+        // of the union says what they are: that plan is followed (the open
+        // shape would take every tolerant position below it away).
+        if let Some(open) = self.open {
+            if additional.is_empty() && shapes.iter().any(|s| s.open_members) {
+                additional.insert(open);
+            }
+            if items.is_empty() && shapes.iter().any(|s| s.open_items) {
+                items.insert(open);
+            }
+        }
 
         let mut children = Children::default();
         for (key, set, optional) in property_sets {
@@ -601,6 +729,7 @@ impl Builder<'_> {
         }
         self.nodes[id as usize].wrap_string = wrap_string;
         self.nodes[id as usize].text = text;
+        self.nodes[id as usize].keys = self.guard && types & ty::OBJECT != 0;
         self.accepts[id as usize] = types;
         self.children[id as usize] = children;
     }
@@ -613,39 +742,18 @@ impl Builder<'_> {
         let drop_null = |child: NodeId, optional: bool| {
             null_as_absent && optional && accepts[child as usize] & ty::NULL == 0
         };
-        // relevant = a rule applies here, or some child is relevant; the
-        // graph may be cyclic, so iterate to a fixpoint.
-        let mut relevant: Vec<bool> = self
-            .nodes
-            .iter()
-            .zip(&self.children)
-            .map(|(n, c)| {
-                n.wrap_string
-                    || n.text != 0
-                    || c.properties.iter().any(|(_, id, opt)| drop_null(*id, *opt))
-            })
-            .collect();
-        loop {
-            let mut changed = false;
-            for (id, children) in self.children.iter().enumerate() {
-                if relevant[id] {
-                    continue;
-                }
-                let any = children
-                    .properties
-                    .iter()
-                    .any(|(_, c, _)| relevant[*c as usize])
-                    || children.additional.is_some_and(|c| relevant[c as usize])
-                    || children.items.is_some_and(|c| relevant[c as usize]);
-                if any {
-                    relevant[id] = true;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+        // repairs = a rule applies here, or at some child's; relevant =
+        // that, or (in a binding plan) an array or object is guarded here
+        // or below.
+        let repairs = self.upward(|_, n, c| {
+            n.wrap_string
+                || n.text != 0
+                || c.properties.iter().any(|(_, id, opt)| drop_null(*id, *opt))
+        });
+        let guard = self.guard;
+        let relevant = self.upward(|id, _, _| {
+            repairs[id] || (guard && accepts[id] & (ty::ARRAY | ty::OBJECT) != 0)
+        });
         let keep = |c: &NodeId| relevant[*c as usize];
         for (node, children) in self
             .nodes
@@ -675,7 +783,11 @@ impl Builder<'_> {
                 .iter()
                 .fold(0, |mask, p| mask | length_bit(&p.name));
             node.additional = children.additional.filter(keep);
+            node.additional_repairs = children.additional.is_some_and(|a| repairs[a as usize]);
             node.items = children.items.filter(keep);
+        }
+        for (node, repairs) in self.nodes.iter_mut().zip(&repairs) {
+            node.repairs = *repairs;
         }
         Plan {
             root: relevant[root as usize].then_some(root),

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, Deserializer};
 use serde_json::Value;
 
 use crate::__private::BindArgs;
@@ -74,7 +74,7 @@ impl ToolSpec {
         description: impl Into<Cow<'static, str>>,
         schema: Value,
     ) -> Self {
-        let plan = Plan::compile(&schema);
+        let plan = Plan::binding(&schema);
         ToolSpec {
             name: name.into(),
             description: description.into(),
@@ -257,7 +257,7 @@ impl ToolSpec {
         args: &Value,
         policy: Policy,
     ) -> Result<Bound<A>, BindError> {
-        self.bind_value_with(args, policy, |ctx, de| ctx.deserialize(de))
+        self.bind_value_with(args, policy, Plain)
     }
 
     /// Binds arguments given as JSON text, such as the `arguments` string of
@@ -281,7 +281,7 @@ impl ToolSpec {
         text: &str,
         policy: Policy,
     ) -> Result<Bound<A>, BindError> {
-        self.bind_text_with(text, policy, |ctx, de| ctx.deserialize(de))
+        self.bind_text_with(text, policy, Plain)
     }
 
     /// Binds arguments for a tool known only by its JSON Schema: the same
@@ -320,8 +320,7 @@ impl ToolSpec {
         args: &Value,
         policy: Policy,
     ) -> Result<Bound<A>, BindError> {
-        let slots = self.slots::<A>();
-        self.bind_value_with(args, policy, |ctx, de| ctx.deserialize_args(de, slots))
+        self.bind_value_with(args, policy, Routed(self.slots::<A>()))
     }
 
     /// [`bind_str_with`](Self::bind_str_with) for an arguments struct
@@ -332,8 +331,7 @@ impl ToolSpec {
         text: &str,
         policy: Policy,
     ) -> Result<Bound<A>, BindError> {
-        let slots = self.slots::<A>();
-        self.bind_text_with(text, policy, |ctx, de| ctx.deserialize_args(de, slots))
+        self.bind_text_with(text, policy, Routed(self.slots::<A>()))
     }
 
     /// The plan slot of each top-level field of `A`, computed once.
@@ -352,43 +350,73 @@ impl ToolSpec {
     }
 
     #[inline(always)]
-    fn bind_value_with<'v, A: DeserializeOwned>(
+    fn bind_value_with<A: DeserializeOwned>(
         &self,
-        args: &'v Value,
+        args: &Value,
         policy: Policy,
-        bind: impl FnOnce(&Ctx<'_>, &'v Value) -> Result<A, serde_json::Error>,
+        binder: impl Binder<A>,
     ) -> Result<Bound<A>, BindError> {
-        let ctx = Ctx::new(&self.plan, Mode::Fast);
-        match bind(&ctx, args) {
+        let ctx = Ctx::new(&self.plan, Mode::Fast).with_max_depth(self.limits.max_depth);
+        match binder.bind(&ctx, args) {
             Ok(bound) => self.accept(bound, ctx),
             Err(_) => self.retry_value::<A>(args, policy),
         }
     }
 
     #[inline(always)]
-    fn bind_text_with<'t, A: DeserializeOwned>(
+    fn bind_text_with<A: DeserializeOwned>(
         &self,
-        text: &'t str,
+        text: &str,
         policy: Policy,
-        bind: impl FnOnce(
-            &Ctx<'_>,
-            &mut serde_json::Deserializer<serde_json::de::StrRead<'t>>,
-        ) -> Result<A, serde_json::Error>,
+        binder: impl Binder<A>,
     ) -> Result<Bound<A>, BindError> {
         if text.len() > self.limits.max_text_bytes {
             return Err(self.reject(vec![self.limits.too_large(text.len())]));
         }
-        let ctx = Ctx::new(&self.plan, Mode::Fast);
+        let ctx = Ctx::new(&self.plan, Mode::Fast)
+            .with_max_depth(self.limits.max_depth)
+            .checking_keys();
         let mut de = serde_json::Deserializer::from_str(text);
-        match bind(&ctx, &mut de) {
+        match binder.bind(&ctx, &mut de) {
             Ok(bound) if de.end().is_ok() => self.accept(bound, ctx),
-            _ => match crate::json::parse(text) {
-                Ok((value, duplicates)) if duplicates.is_empty() => {
-                    self.retry_value::<A>(&value, policy)
-                }
-                Ok((value, duplicates)) => Err(self.reject_duplicates::<A>(&value, duplicates)),
-                Err(e) => Err(self.malformed(&e)),
-            },
+            _ => self.retry_text(text, policy, binder, ctx.saw_repeated_key()),
+        }
+    }
+
+    /// After the single pass over text failed: the text is read exactly,
+    /// keys given twice are refused by name, and the rest is as for a value.
+    #[cold]
+    #[inline(never)]
+    fn retry_text<A: DeserializeOwned>(
+        &self,
+        text: &str,
+        policy: Policy,
+        binder: impl Binder<A>,
+        repeated_key: bool,
+    ) -> Result<Bound<A>, BindError> {
+        match crate::json::read(text, &self.limits) {
+            // The pass stopped on two keys of one object whose hashes
+            // collide, and no key is given twice: bind the value, whose
+            // keys cannot repeat.
+            Ok((value, duplicates)) if duplicates.is_empty() && repeated_key => {
+                self.bind_value_with(&value, policy, binder)
+            }
+            Ok((value, duplicates)) if duplicates.is_empty() => {
+                self.retry_value::<A>(&value, policy)
+            }
+            Ok((value, duplicates)) => Err(self.reject_duplicates::<A>(&value, duplicates)),
+            Err(violation) => Err(self.reject(vec![violation])),
+        }
+    }
+
+    /// Arguments text as a `Value`, read exactly: text that is not JSON,
+    /// over the size or depth bound, or that gives a key twice, is refused (a tool bound from a `Value`
+    /// would otherwise see only the last of two values).
+    pub(crate) fn parse_text(&self, text: &str) -> Result<Value, BindError> {
+        match crate::json::read(text, &self.limits) {
+            Ok((value, duplicates)) if duplicates.is_empty() => Ok(value),
+            Ok((value, duplicates)) => Err(self.reject_duplicates::<Value>(&value, duplicates)),
+            Err(violation) => Err(self.reject(vec![violation])),
         }
     }
 
@@ -457,11 +485,6 @@ impl ToolSpec {
         self.reject(violations)
     }
 
-    /// The rejection of arguments text that is not JSON.
-    pub(crate) fn malformed(&self, error: &serde_json::Error) -> BindError {
-        self.reject(vec![diagnose::malformed(error)])
-    }
-
     #[inline(never)]
     pub(crate) fn trace_repairs(&self, repairs: &[Repair]) {
         for repair in repairs {
@@ -477,6 +500,33 @@ impl ToolSpec {
         telemetry::reject(
             BindError::new(self.name.clone(), violations).with_listed(self.limits.max_listed),
         )
+    }
+}
+
+/// How a pass deserializes its target: through serde's `Deserialize`, or,
+/// for a `#[tool]` arguments struct, field by field through the plan's
+/// slots.
+trait Binder<A> {
+    fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error>;
+}
+
+/// Any `DeserializeOwned` type, through the plan from its root.
+struct Plain;
+
+impl<A: DeserializeOwned> Binder<A> for Plain {
+    #[inline(always)]
+    fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error> {
+        ctx.deserialize(de)
+    }
+}
+
+/// A `#[tool]` arguments struct, its fields routed by index.
+struct Routed<'s>(&'s [Option<u32>]);
+
+impl<A: BindArgs> Binder<A> for Routed<'_> {
+    #[inline(always)]
+    fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error> {
+        ctx.deserialize_args(de, self.0)
     }
 }
 

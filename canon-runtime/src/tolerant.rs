@@ -8,8 +8,9 @@
 //! [`Repair`] is recorded. Pointers are built only when a repair or a
 //! rejection needs one.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
+use std::hash::BuildHasher;
 
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer, StringDeserializer};
 use serde::de::{
@@ -38,6 +39,16 @@ pub(crate) struct Ctx<'p> {
     repairs: RefCell<Vec<Repair>>,
     /// `Some` in [`Mode::Collect`]: the strings refused, by pointer.
     refused: Option<RefCell<Vec<(String, Verdict)>>>,
+    /// The arrays and objects entered at guarded positions, and how many
+    /// may be open at once.
+    depth: Cell<usize>,
+    max_depth: usize,
+    /// Objects' keys are checked for repeats (JSON text: a `Value` cannot
+    /// hold a key twice).
+    check_keys: bool,
+    /// The pass failed on a key whose hash was seen before in its object:
+    /// the text is to be looked at exactly.
+    repeated: Cell<bool>,
 }
 
 impl<'p> Ctx<'p> {
@@ -49,7 +60,55 @@ impl<'p> Ctx<'p> {
                 Mode::Fast => None,
                 Mode::Collect => Some(RefCell::new(Vec::new())),
             },
+            depth: Cell::new(0),
+            max_depth: usize::MAX,
+            check_keys: false,
+            repeated: Cell::new(false),
         }
+    }
+
+    /// Refuses arrays and objects nested deeper than `max_depth` at guarded
+    /// positions.
+    pub(crate) fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Refuses a key given twice in an object at a guarded position (for
+    /// JSON text).
+    pub(crate) fn checking_keys(mut self) -> Self {
+        self.check_keys = true;
+        self
+    }
+
+    /// True when the pass failed on a key that may have been given twice.
+    pub(crate) fn saw_repeated_key(&self) -> bool {
+        self.repeated.get()
+    }
+
+    /// Enters an array or object, failing past the depth bound.
+    #[inline(always)]
+    fn enter<E: de::Error>(&self) -> Result<(), E> {
+        let depth = self.depth.get() + 1;
+        if depth > self.max_depth {
+            return Err(E::custom("canon: nested deeper than the bound"));
+        }
+        self.depth.set(depth);
+        Ok(())
+    }
+
+    /// Fails when one more array or object would pass the depth bound.
+    #[inline(always)]
+    fn room<E: de::Error>(&self) -> Result<(), E> {
+        if self.depth.get() >= self.max_depth {
+            return Err(E::custom("canon: nested deeper than the bound"));
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn leave(&self) {
+        self.depth.set(self.depth.get() - 1);
     }
 
     /// Deserializes `T` from `de`, applying the plan.
@@ -84,16 +143,20 @@ impl<'p> Ctx<'p> {
     {
         match self.plan.root() {
             None => A::deserialize(de),
-            Some(root) => A::bind_fields(
-                de,
-                Fields {
-                    routes: Some(Routes {
-                        ctx: self,
-                        root,
-                        slots,
-                    }),
-                },
-            ),
+            Some(root) => {
+                // The arguments object itself, matched by the generated code.
+                self.depth.set(1);
+                A::bind_fields(
+                    de,
+                    Fields {
+                        routes: Some(Routes {
+                            ctx: self,
+                            root,
+                            slots,
+                        }),
+                    },
+                )
+            }
         }
     }
 
@@ -165,7 +228,7 @@ macro_rules! forward_deserialize {
     )*};
 }
 
-macro_rules! forward_all_but_any_and_seq {
+macro_rules! forward_all_but_any_seq_and_ignored {
     ($make:ident) => {
         forward_deserialize! {$make;
             deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32();
@@ -180,7 +243,7 @@ macro_rules! forward_all_but_any_and_seq {
             deserialize_map();
             deserialize_struct(name: &'static str, fields: &'static [&'static str]);
             deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-            deserialize_identifier(); deserialize_ignored_any();
+            deserialize_identifier();
         }
     };
 }
@@ -213,7 +276,20 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for De<'_, D> {
         }
     }
 
-    forward_all_but_any_and_seq!(plain);
+    #[inline(always)]
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let visitor = self.visitor(visitor, false);
+        if self.node.keys || self.node.items.is_some() {
+            // A value the target skips is still walked where it may hold
+            // objects and depth: a repeated key or a nesting past the bound
+            // is refused wherever it is.
+            self.de.deserialize_any(visitor)
+        } else {
+            self.de.deserialize_ignored_any(visitor)
+        }
+    }
+
+    forward_all_but_any_seq_and_ignored!(plain);
 
     fn is_human_readable(&self) -> bool {
         self.de.is_human_readable()
@@ -313,29 +389,44 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
     #[inline(always)]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         match self.node.items {
-            None => self.inner.visit_seq(seq),
-            Some(items) => self.inner.visit_seq(Seq {
-                seq,
-                items: self.ctx.plan.node(items),
-                ctx: self.ctx,
-                path: self.path,
-                index: 0,
-            }),
+            // Nothing guarded below: the items cannot nest further.
+            None => {
+                self.ctx.room()?;
+                self.inner.visit_seq(seq)
+            }
+            Some(items) => {
+                self.ctx.enter()?;
+                let value = self.inner.visit_seq(Seq {
+                    seq,
+                    items: self.ctx.plan.node(items),
+                    ctx: self.ctx,
+                    path: self.path,
+                    index: 0,
+                });
+                self.ctx.leave();
+                value
+            }
         }
     }
 
     #[inline(always)]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        if self.node.properties.is_empty() && self.node.additional.is_none() {
+        let check_keys = self.node.keys && self.ctx.check_keys;
+        if self.node.properties.is_empty() && self.node.additional.is_none() && !check_keys {
+            // Nothing guarded below: the members cannot nest further.
+            self.ctx.room()?;
             return self.inner.visit_map(map);
         }
-        self.inner.visit_map(Map {
+        self.ctx.enter()?;
+        let value = self.inner.visit_map(Map {
             map,
             node: self.node,
             ctx: self.ctx,
             path: self.path,
-            slot: Slot::new(),
-        })
+            slot: Slot::new(check_keys),
+        });
+        self.ctx.leave();
+        value
     }
 
     fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
@@ -431,23 +522,42 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
 struct Slot<'a> {
     member: Member<'a>,
     key: String,
+    /// The keys seen so far, when this object's keys are checked.
+    seen: Option<Seen>,
+    /// A key was refused as given before.
+    repeated: bool,
 }
 
 impl<'a> Slot<'a> {
-    fn new() -> Self {
+    fn new(check_keys: bool) -> Self {
         Slot {
             member: Member::Skip,
             key: String::new(),
+            seen: check_keys.then(Seen::default),
+            repeated: false,
         }
     }
 
     #[inline(always)]
     fn note(&mut self, node: &'a Node, key: &str) {
         self.member = node.member(key);
-        if let Member::Additional(_) = self.member {
+        // The key is kept only where a repair below may need its pointer.
+        if let Member::Additional(_, true) = self.member {
             self.key.clear();
             self.key.push_str(key);
         }
+    }
+
+    /// Records a key's hash; an error when the object gave it before.
+    #[inline(always)]
+    fn check<E: de::Error>(&mut self, hash: impl FnOnce() -> u64) -> Result<(), E> {
+        if let Some(seen) = &mut self.seen {
+            if !seen.add(hash()) {
+                self.repeated = true;
+                return Err(E::custom("canon: a key given twice"));
+            }
+        }
+        Ok(())
     }
 
     /// The path of the value after the key, under `parent`, and its plan.
@@ -456,7 +566,9 @@ impl<'a> Slot<'a> {
         match self.member {
             Member::Skip => None,
             Member::Named(token, id) => Some((Path::Token { parent, token }, id)),
-            Member::Additional(id) => Some((
+            // Without a rule below, the key was not kept: nothing below
+            // asks for a pointer.
+            Member::Additional(id, _) => Some((
                 Path::Key {
                     parent,
                     key: &self.key,
@@ -484,11 +596,29 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
         self.slot.member = Member::Skip;
-        self.map.next_key_seed(KeySeed {
+        let key = self.map.next_key_seed(KeySeed {
             seed,
             node: self.node,
             slot: &mut self.slot,
-        })
+        });
+        match key {
+            Ok(None) => {
+                if let Some(seen) = &mut self.slot.seen {
+                    if !seen.finish() {
+                        self.ctx.repeated.set(true);
+                        return Err(de::Error::custom("canon: a key given twice"));
+                    }
+                }
+                Ok(None)
+            }
+            Err(e) => {
+                if self.slot.repeated {
+                    self.ctx.repeated.set(true);
+                }
+                Err(e)
+            }
+            key => key,
+        }
     }
 
     #[inline(always)]
@@ -587,6 +717,19 @@ struct KeyVis<'s, 'a, V> {
     slot: &'s mut Slot<'a>,
 }
 
+/// Visits of a key that is not a string (a map with integer or boolean
+/// keys reads them from the key's text): hashed as what they are, so `"1"`
+/// and `"01"` read as the same `u32` count as the same key.
+macro_rules! hashed_key_visits {
+    ($($method:ident($ty:ty);)*) => {$(
+        #[inline(always)]
+        fn $method<E: de::Error>(self, v: $ty) -> Result<Self::Value, E> {
+            self.slot.check(|| hash_key(&(stringify!($method), v)))?;
+            self.inner.$method(v)
+        }
+    )*};
+}
+
 impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, V> {
     type Value = V::Value;
 
@@ -594,22 +737,35 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, V> {
         self.inner.expecting(f)
     }
 
-    forward_scalar_visits!();
+    hashed_key_visits! {
+        visit_bool(bool); visit_i8(i8); visit_i16(i16); visit_i32(i32);
+        visit_i64(i64); visit_i128(i128); visit_u8(u8); visit_u16(u16);
+        visit_u32(u32); visit_u64(u64); visit_u128(u128); visit_char(char);
+    }
+
+    forward_visit! {
+        visit_f32(v: f32); visit_f64(v: f64); visit_bytes(v: &[u8]);
+        visit_borrowed_bytes(v: &'de [u8]); visit_byte_buf(v: Vec<u8>);
+        visit_none(); visit_unit();
+    }
 
     #[inline(always)]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
+        self.slot.check(|| hash_key(s))?;
         self.slot.note(self.node, s);
         self.inner.visit_str(s)
     }
 
     #[inline(always)]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
+        self.slot.check(|| hash_key(s))?;
         self.slot.note(self.node, s);
         self.inner.visit_borrowed_str(s)
     }
 
     #[inline(always)]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
+        self.slot.check(|| hash_key(&*s))?;
         self.slot.note(self.node, &s);
         self.inner.visit_string(s)
     }
@@ -620,7 +776,13 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, V> {
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
-        self.inner.visit_newtype_struct(de)
+        // A key of a newtype (`HashMap<UserId, _>`): the string inside is
+        // the key.
+        self.inner.visit_newtype_struct(KeyDe {
+            de,
+            node: self.node,
+            slot: self.slot,
+        })
     }
 
     #[inline(always)]
@@ -634,7 +796,136 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, V> {
     }
 
     fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
-        self.inner.visit_enum(data)
+        // A key of an enum type: the variant's name is the key.
+        self.inner.visit_enum(KeyEnum {
+            data,
+            node: self.node,
+            slot: self.slot,
+        })
+    }
+}
+
+/// An enum read as a map key: its variant name is checked as the key.
+struct KeyEnum<'s, 'a, A> {
+    data: A,
+    node: &'a Node,
+    slot: &'s mut Slot<'a>,
+}
+
+impl<'de, A: EnumAccess<'de>> EnumAccess<'de> for KeyEnum<'_, '_, A> {
+    type Error = A::Error;
+    type Variant = A::Variant;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, A::Variant), A::Error> {
+        self.data.variant_seed(KeySeed {
+            seed,
+            node: self.node,
+            slot: self.slot,
+        })
+    }
+}
+
+/// The hash a key is remembered by in its object. Equal keys hash alike;
+/// two keys that merely collide send the call to the exact path, which
+/// keeps the keys themselves.
+#[inline(always)]
+fn hash_key<K: std::hash::Hash + ?Sized>(key: &K) -> u64 {
+    #[cfg(test)]
+    if tests::COLLIDE.with(Cell::get) {
+        return 0;
+    }
+    foldhash::fast::FixedState::with_seed(0).hash_one(key)
+}
+
+/// How many keys an object holds inline before the rest spill.
+const INLINE_KEYS: usize = 8;
+
+thread_local! {
+    /// The keys of objects with more than [`INLINE_KEYS`] keys, as a stack
+    /// of hashes shared by nested objects: reused from call to call, so a
+    /// valid call allocates nothing for it once the thread has seen an
+    /// object that large.
+    static SPILLED: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The keys an object of the text has given so far, as hashes: the first
+/// [`INLINE_KEYS`] inline, compared as they come; the rest spill to
+/// [`SPILLED`] and are compared once, sorted, when the object ends (so an
+/// object of 100,000 keys costs a sort, not 10^10 comparisons).
+#[derive(Default)]
+struct Seen {
+    inline: [u64; INLINE_KEYS],
+    len: usize,
+    /// Where this object's hashes start in [`SPILLED`], once spilled.
+    spilled: Option<usize>,
+}
+
+impl Seen {
+    /// Records a key's hash: false when this object gave it before (as far
+    /// as can be told before the object ends).
+    #[inline(always)]
+    fn add(&mut self, hash: u64) -> bool {
+        if self.len < INLINE_KEYS {
+            if self.inline[..self.len].contains(&hash) {
+                return false;
+            }
+            self.inline[self.len] = hash;
+            self.len += 1;
+            return true;
+        }
+        self.spill(hash)
+    }
+
+    #[cold]
+    fn spill(&mut self, hash: u64) -> bool {
+        let spilled = &mut self.spilled;
+        let inline = &self.inline;
+        let pushed = SPILLED.try_with(|stack| {
+            let mut stack = stack.borrow_mut();
+            if spilled.is_none() {
+                *spilled = Some(stack.len());
+                stack.extend_from_slice(inline);
+            }
+            stack.push(hash);
+        });
+        self.len += 1;
+        // Without the thread's stack (a thread being torn down), the object
+        // goes to the exact path.
+        pushed.is_ok()
+    }
+
+    /// At the end of the object: false when some key was given twice.
+    fn finish(&mut self) -> bool {
+        let Some(base) = self.spilled.take() else {
+            return true;
+        };
+        SPILLED
+            .try_with(|stack| {
+                let mut stack = stack.borrow_mut();
+                let keys = &mut stack[base..];
+                keys.sort_unstable();
+                let distinct = keys.windows(2).all(|pair| pair[0] != pair[1]);
+                stack.truncate(base);
+                if base == 0 && stack.capacity() > 1 << 16 {
+                    // Give back what one huge object took.
+                    *stack = Vec::new();
+                }
+                distinct
+            })
+            .unwrap_or(false)
+    }
+}
+
+impl Drop for Seen {
+    fn drop(&mut self) {
+        // An object left early (the pass failed inside it) gives its
+        // hashes back.
+        if let Some(base) = self.spilled.take() {
+            let _ = SPILLED.try_with(|stack| stack.borrow_mut().truncate(base));
+        }
     }
 }
 
@@ -654,7 +945,7 @@ impl<'a, 'de, A: EnumAccess<'de>> EnumAccess<'de> for Enum<'a, A> {
         self,
         seed: V,
     ) -> Result<(V::Value, Self::Variant), A::Error> {
-        let mut slot = Slot::new();
+        let mut slot = Slot::new(false);
         let (value, variant) = self.data.variant_seed(KeySeed {
             seed,
             node: self.node,
@@ -793,5 +1084,108 @@ impl Fields<'_> {
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::cell::Cell;
+    use std::collections::{BTreeMap, HashMap};
+
+    use serde_json::json;
+
+    use super::{Seen, SPILLED};
+    use crate::{ToolSpec, ViolationKind};
+
+    thread_local! {
+        /// Every key hashes to 0: each object of two keys or more collides.
+        pub(crate) static COLLIDE: Cell<bool> = const { Cell::new(false) };
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Args {
+        labels: HashMap<String, String>,
+        ids: BTreeMap<u32, String>,
+        payload: serde_json::Value,
+        names: Vec<String>,
+    }
+
+    fn spec() -> ToolSpec {
+        ToolSpec::of::<Args>("label", "Label things.")
+    }
+
+    fn wide(n: usize, repeat: Option<usize>) -> String {
+        let mut members: Vec<String> = (0..n).map(|i| format!(r#""k{i}": "v""#)).collect();
+        if let Some(i) = repeat {
+            members.push(format!(r#""k{i}": "w""#));
+        }
+        format!(
+            r#"{{"labels": {{{}}}, "ids": {{"1": "a", "2": "b"}}, "payload": {{"a": [{{"b": 1, "c": 2}}]}}, "names": "x"}}"#,
+            members.join(", ")
+        )
+    }
+
+    #[test]
+    fn keys_are_told_apart_inline_and_after_spilling() {
+        for n in [0, 1, 7, 8, 9, 100] {
+            let bound = spec().bind_str::<Args>(&wide(n, None)).unwrap();
+            assert_eq!(bound.args.labels.len(), n);
+            assert_eq!(bound.repairs.len(), 1);
+            for repeat in [0, n.saturating_sub(1)] {
+                if n == 0 {
+                    continue;
+                }
+                let error = spec().bind_str::<Args>(&wide(n, Some(repeat))).unwrap_err();
+                assert_eq!(error.pointers(), [format!("/labels/k{repeat}")], "{n}");
+                assert_eq!(error.violations()[0].kind, ViolationKind::Duplicate);
+            }
+        }
+        SPILLED.with(|stack| assert!(stack.borrow().is_empty()));
+    }
+
+    #[test]
+    fn colliding_hashes_go_to_the_exact_path_and_bind_alike() {
+        COLLIDE.with(|c| c.set(true));
+        for n in [2, 8, 9, 40] {
+            let text = wide(n, None);
+            let bound = spec().bind_str::<Args>(&text).unwrap();
+            COLLIDE.with(|c| c.set(false));
+            let expected = spec().bind_str::<Args>(&text).unwrap();
+            COLLIDE.with(|c| c.set(true));
+            assert_eq!(bound, expected, "{n}");
+            let error = spec().bind_str::<Args>(&wide(n, Some(1))).unwrap_err();
+            assert_eq!(error.pointers(), ["/labels/k1"]);
+        }
+        COLLIDE.with(|c| c.set(false));
+        SPILLED.with(|stack| assert!(stack.borrow().is_empty()));
+    }
+
+    #[test]
+    fn integer_keys_repeat_by_value() {
+        let text = r#"{"labels": {}, "ids": {"1": "a", "1": "b"}, "payload": null, "names": []}"#;
+        let error = spec().bind_str::<Args>(text).unwrap_err();
+        assert_eq!(error.pointers(), ["/ids/1"]);
+        let bound = spec()
+            .bind::<Args>(&json!({"labels": {}, "ids": {"1": "a"}, "payload": null, "names": []}))
+            .unwrap();
+        assert_eq!(bound.args.ids[&1], "a");
+    }
+
+    #[test]
+    fn a_spilled_object_left_early_gives_its_hashes_back() {
+        let mut seen = Seen::default();
+        for i in 0..20 {
+            assert!(seen.add(i));
+        }
+        SPILLED.with(|stack| assert_eq!(stack.borrow().len(), 20));
+        drop(seen);
+        SPILLED.with(|stack| assert!(stack.borrow().is_empty()));
+        let mut seen = Seen::default();
+        for i in 0..20 {
+            seen.add(i % 19);
+        }
+        assert!(!seen.finish());
+        SPILLED.with(|stack| assert!(stack.borrow().is_empty()));
     }
 }

@@ -44,7 +44,8 @@ pub trait DynTool: Send + Sync {
 
     /// [`invoke`](Self::invoke) for arguments given as JSON text. A tool
     /// with a Rust arguments type binds the text in one pass; the default
-    /// parses it into a `Value` first.
+    /// parses it into a `Value` first, refusing text that is not JSON or
+    /// that gives a key twice in one object.
     fn invoke_text<'a>(
         &'a self,
         text: &'a str,
@@ -52,9 +53,9 @@ pub trait DynTool: Send + Sync {
         policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
-            match serde_json::from_str::<Value>(text) {
+            match self.spec().parse_text(text) {
                 Ok(value) => self.invoke(&value, context, policy).await,
-                Err(e) => ToolOutcome::Rejected(self.spec().malformed(&e)),
+                Err(error) => ToolOutcome::Rejected(error),
             }
         })
     }
@@ -501,9 +502,10 @@ impl Toolbox {
     }
 
     /// Binds every call within `limits`: arguments text over the size bound
-    /// is refused before it is parsed, and the model is shown at most
+    /// is refused before it is parsed, arguments nested deeper than the
+    /// depth bound before they are bound, and the model is shown at most
     /// `max_listed` violations. Each tool's own [`ToolSpec::limits`] hold
-    /// too (1 MiB by default), so the smaller size bound applies.
+    /// too (1 MiB and 64 levels by default), so the smaller bounds apply.
     #[must_use]
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -634,6 +636,14 @@ impl Toolbox {
             }
             Arguments::Text(text) if text.len() > self.limits.max_text_bytes => {
                 Some(self.limits.too_large(text.len()))
+            }
+            // The tool's own pass counts depth to its own bound; a tighter
+            // bound here is checked on the text first.
+            Arguments::Text(text)
+                if self.limits.max_depth < tool.spec().limits().max_depth
+                    && self.limits.text_too_deep(text) =>
+            {
+                Some(self.limits.too_deep_violation())
             }
             _ => None,
         };

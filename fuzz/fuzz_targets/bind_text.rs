@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use canon::{tool, Canonicalizer, Tool};
+use canon::{tool, Canonicalizer, Tool, ViolationKind};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(canon::serde::Deserialize, canon::schemars::JsonSchema)]
@@ -35,8 +35,9 @@ pub fn survey(
     groups: HashMap<String, Vec<String>>,
     target: Option<Target>,
     count: Option<u32>,
+    extra: Option<canon::serde_json::Value>,
 ) -> usize {
-    let _ = (maybe, filter, filters, groups, target, count);
+    let _ = (maybe, filter, filters, groups, target, count, extra);
     names.len()
 }
 
@@ -47,17 +48,44 @@ fn reader() -> &'static Canonicalizer {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let from_text = Survey.bind_str(text);
-    // Text that gives a key twice is refused, while the `Value` serde_json
-    // parses from it has already dropped the first: compare only the rest.
-    if let Ok(value) = reader().parse(text) {
-        let from_value = Survey.bind(&value);
-        // Text and value bind alike.
-        assert_eq!(from_text.is_ok(), from_value.is_ok(), "{text}");
-        if let (Ok(a), Ok(b)) = (&from_text, &from_value) {
-            assert_eq!(a.repairs, b.repairs);
+    match reader().parse(text) {
+        Ok(value) => {
+            let from_value = Survey.bind(&value);
+            // Text and value bind alike.
+            assert_eq!(from_text.is_ok(), from_value.is_ok(), "{text}");
+            if let (Ok(a), Ok(b)) = (&from_text, &from_value) {
+                assert_eq!(a.repairs, b.repairs);
+            }
         }
+        // Text that gives a key twice, anywhere, is refused by name (the
+        // `Value` serde_json parses from it has dropped the first).
+        Err(error)
+            if error
+                .violations()
+                .iter()
+                .any(|v| v.kind == ViolationKind::Duplicate) =>
+        {
+            let duplicates = |e: &canon::BindError| -> Vec<String> {
+                let mut at: Vec<String> = e
+                    .violations()
+                    .iter()
+                    .filter(|v| v.kind == ViolationKind::Duplicate)
+                    .map(|v| v.pointer.clone())
+                    .collect();
+                at.sort();
+                at
+            };
+            let refused = from_text.as_ref().err();
+            assert!(
+                refused.is_some_and(|e| duplicates(e) == duplicates(&error)),
+                "{text}: {refused:?}"
+            );
+        }
+        Err(_) => {}
     }
     if let Err(error) = from_text {
         // The feedback renders, and never on more than one line.

@@ -9,7 +9,9 @@ use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
     let mut parts = data.splitn(2, |b| *b == 0xFF);
-    let (Some(schema), Some(value)) = (parts.next(), parts.next()) else { return };
+    let (Some(schema), Some(value)) = (parts.next(), parts.next()) else {
+        return;
+    };
     let (Ok(schema), Ok(mut value)) = (
         serde_json::from_slice::<Value>(schema),
         serde_json::from_slice::<Value>(value),
@@ -17,7 +19,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for policy in [Policy::DEFAULT, Policy::all()] {
-        let Ok(canon) = Canonicalizer::options().policy(policy).compile(&schema) else { return };
+        let Ok(canon) = Canonicalizer::options().policy(policy).compile(&schema) else {
+            return;
+        };
         let sent = value.clone();
         match canon.canonicalize(&mut value) {
             Ok(repairs) => {

@@ -6,7 +6,9 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(schema) = serde_json::from_slice::<Value>(data) else { return };
+    let Ok(schema) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
     let spec = ToolSpec::new("fuzzed", "A fuzzed tool.", schema);
     for dialect in Dialect::ALL {
         let _ = spec.export(dialect);

@@ -529,6 +529,7 @@ struct Slot<'a> {
 }
 
 impl<'a> Slot<'a> {
+    #[inline(always)]
     fn new(check_keys: bool) -> Self {
         Slot {
             member: Member::Skip,
@@ -898,10 +899,16 @@ impl Seen {
     }
 
     /// At the end of the object: false when some key was given twice.
+    #[inline(always)]
     fn finish(&mut self) -> bool {
-        let Some(base) = self.spilled.take() else {
-            return true;
-        };
+        match self.spilled.take() {
+            None => true,
+            Some(base) => Self::finish_spilled(base),
+        }
+    }
+
+    #[cold]
+    fn finish_spilled(base: usize) -> bool {
         SPILLED
             .try_with(|stack| {
                 let mut stack = stack.borrow_mut();
@@ -920,12 +927,20 @@ impl Seen {
 }
 
 impl Drop for Seen {
+    #[inline(always)]
     fn drop(&mut self) {
         // An object left early (the pass failed inside it) gives its
         // hashes back.
         if let Some(base) = self.spilled.take() {
-            let _ = SPILLED.try_with(|stack| stack.borrow_mut().truncate(base));
+            Self::unspill(base);
         }
+    }
+}
+
+impl Seen {
+    #[cold]
+    fn unspill(base: usize) {
+        let _ = SPILLED.try_with(|stack| stack.borrow_mut().truncate(base));
     }
 }
 

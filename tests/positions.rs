@@ -3,7 +3,7 @@
 
 mod common;
 
-use canon::{RepairRule, Tool, ToolSpec};
+use canon::{Plan, RepairRule, Tool, ToolSpec};
 use common::{Action, Lang, OneOrMany, Rich, Survey, Target};
 use serde_json::json;
 
@@ -264,4 +264,28 @@ fn schemas_from_json_get_the_same_plan() {
         spec.plan().positions(),
         ["/ids", "/node/next/...", "/node/tags"]
     );
+}
+
+#[test]
+fn the_guards_of_a_binding_plan_move_no_tolerant_position() {
+    // A spec binds with guards on every array and object (depth, repeated
+    // keys); its tolerant positions are those of the plain plan.
+    for spec in [Survey.spec(), &ToolSpec::of::<Rich>("rich", "")] {
+        assert_eq!(
+            spec.plan().positions(),
+            Plan::compile(spec.input_schema()).positions()
+        );
+    }
+    // Maps, free JSON and nested objects guarded, nothing tolerant: the
+    // plan is still empty.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Untolerant {
+        labels: std::collections::HashMap<String, u32>,
+        payload: serde_json::Value,
+        hit: common::Hit,
+    }
+    let spec = ToolSpec::of::<Untolerant>("u", "");
+    assert!(spec.plan().is_empty());
+    assert!(spec.plan().positions().is_empty());
 }

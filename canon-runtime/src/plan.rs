@@ -7,6 +7,15 @@
 //! following local `$ref`s and unions. Positions that lead to no tolerant
 //! position are pruned, so binding walks only the parts of a call that could
 //! need a repair.
+//!
+//! A [`ToolSpec`](crate::ToolSpec) binds with a *binding plan*, which also
+//! keeps every array and object position (guards: the single pass counts
+//! their depth and checks objects' keys for repeats there), and follows
+//! what the schema leaves open (no `type`, members not closed by
+//! `additionalProperties: false`, arrays without `items`) as one
+//! self-similar position of anything. The guards never add or remove a
+//! tolerant position (a property test holds the two plans to the same
+//! positions).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

@@ -55,6 +55,7 @@ fn schema() -> impl Strategy<Value = Value> {
                     Just(Some(json!(false))),
                     Just(Some(json!(true))),
                     Just(Some(json!({"type": "integer"}))),
+                    Just(Some(json!({"type": "array", "items": {"type": "string"}}))),
                 ],
                 any::<bool>(),
             )
@@ -77,7 +78,12 @@ fn schema() -> impl Strategy<Value = Value> {
                     }
                     Value::Object(schema)
                 }),
-            inner.prop_map(|items| json!({"type": "array", "items": items})),
+            inner
+                .clone()
+                .prop_map(|items| json!({"type": "array", "items": items})),
+            // Unions, such as an internally tagged enum's objects, one of
+            // which may leave its other members open.
+            (inner.clone(), inner).prop_map(|(a, b)| json!({"anyOf": [a, b]})),
         ]
     })
 }
@@ -143,6 +149,15 @@ proptest! {
         if Check::compile(&schema, 128).accepts(&value) {
             prop_assert!(validator.is_valid(&value), "{schema} accepted {value}");
         }
+    }
+
+    #[test]
+    fn binding_plans_guard_without_moving_a_tolerant_position(schema in schema()) {
+        let schema = with_defs(schema);
+        prop_assert_eq!(
+            crate::plan::Plan::binding(&schema).positions(),
+            crate::plan::Plan::compile(&schema).positions()
+        );
     }
 
     #[test]
@@ -399,7 +414,12 @@ proptest! {
         let canon = Canonicalizer::options().policy(Policy::all()).compile(&schema).unwrap();
         let mut call = value.clone();
         prop_assert_eq!(canon.canonicalize(&mut call), Ok(vec![]));
-        prop_assert_eq!(call, value);
+        prop_assert_eq!(&call, &value);
+        // The single pass, guarded (keys and depth), binds its text as sent.
+        let spec = crate::ToolSpec::new("t", "", schema);
+        let bound = spec.bind_str::<Value>(&value.to_string()).unwrap();
+        prop_assert_eq!(bound.repairs, vec![]);
+        prop_assert_eq!(bound.args, value);
     }
 
     #[test]
@@ -420,6 +440,10 @@ proptest! {
             let lone = slot[0].clone();
             *slot = lone;
         }
+        // The single pass over the text, guarded, repairs the same.
+        let spec = crate::ToolSpec::new("t", "", schema.clone());
+        let bound = spec.bind_str::<Value>(&near.to_string()).unwrap();
+        prop_assert_eq!(&bound.args, &value);
         let canon = Canonicalizer::new(&schema).unwrap();
         let repairs = canon.canonicalize(&mut near).unwrap();
         prop_assert_eq!(&near, &value);
@@ -427,6 +451,9 @@ proptest! {
         let mut expected = chosen.clone();
         repaired.sort();
         expected.sort();
-        prop_assert_eq!(repaired, expected);
+        prop_assert_eq!(&repaired, &expected);
+        let mut single: Vec<String> = bound.repairs.iter().map(|r| r.pointer.to_string()).collect();
+        single.sort();
+        prop_assert_eq!(single, expected);
     }
 }

@@ -1,12 +1,16 @@
 //! The tolerant deserializer: any serde `Deserializer` (JSON text, a
 //! `&Value`), walked once and guided by a [`Plan`].
 //!
-//! Only the parts of the input that lead to a tolerant position are wrapped;
-//! everything else is handed to the target type untouched, so a valid call
-//! costs what plain serde costs. At a tolerant position, a string the target
-//! wanted as a sequence is presented as a one-element sequence, and a
-//! [`Repair`] is recorded. Pointers are built only when a repair or a
-//! rejection needs one.
+//! Only the parts of the input that lead to a tolerant position or a guard
+//! (an array or object position of a binding plan) are wrapped; everything
+//! else, scalars above all, is handed to the target type untouched, so a
+//! valid call costs what plain serde costs. At a tolerant position, a string
+//! the target wanted as a sequence is presented as a one-element sequence,
+//! and a [`Repair`] is recorded. At a guard, the array or object counts
+//! against the depth bound and, in JSON text, an object's keys are
+//! remembered as hashes: a key given twice (or two keys whose hashes
+//! collide) stops the pass, and the caller reads the text exactly. Pointers
+//! are built only when a repair or a rejection needs one.
 
 use std::cell::{Cell, RefCell};
 use std::fmt;

@@ -149,6 +149,7 @@ impl<'p> Ctx<'p> {
             None => A::deserialize(de),
             Some(root) => {
                 // The arguments object itself, matched by the generated code.
+                self.room()?;
                 self.depth.set(1);
                 A::bind_fields(
                     de,
@@ -1189,6 +1190,51 @@ pub(crate) mod tests {
             .bind::<Args>(&json!({"labels": {}, "ids": {"1": "a"}, "payload": null, "names": []}))
             .unwrap();
         assert_eq!(bound.args.ids[&1], "a");
+    }
+
+    #[test]
+    fn nested_wide_objects_keep_their_keys_apart() {
+        let object = |prefix: &str, inner: Option<&str>, repeat: bool| {
+            let mut members: Vec<String> = (0..12)
+                .map(|i| match inner {
+                    Some(inner) => format!(r#""{prefix}{i}": {inner}"#),
+                    None => format!(r#""{prefix}{i}": {i}"#),
+                })
+                .collect();
+            if repeat {
+                members.push(format!(r#""{prefix}3": 0"#));
+            }
+            format!("{{{}}}", members.join(", "))
+        };
+        let call = |payload: String| {
+            format!(r#"{{"labels": {{}}, "ids": {{}}, "payload": {payload}, "names": []}}"#)
+        };
+        // Twelve objects of twelve keys under twelve keys: the inner keys
+        // repeat from object to object, never within one.
+        let inner = object("i", None, false);
+        let ok = call(object("o", Some(&inner), false));
+        assert!(spec().bind_str::<Args>(&ok).is_ok());
+        let inner_repeats = object("i", None, true);
+        let error = spec()
+            .bind_str::<Args>(&call(object("o", Some(&inner_repeats), false)))
+            .unwrap_err();
+        assert_eq!(error.pointers().len(), 12, "{error}");
+        assert!(error.pointers().contains(&"/payload/o11/i3"));
+        let error = spec()
+            .bind_str::<Args>(&call(object("o", Some(&inner), true)))
+            .unwrap_err();
+        assert_eq!(error.pointers(), ["/payload/o3"]);
+        SPILLED.with(|stack| assert!(stack.borrow().is_empty()));
+    }
+
+    #[test]
+    fn a_depth_bound_of_zero_refuses_the_arguments_object() {
+        let spec = spec().with_limits(crate::Limits {
+            max_depth: 0,
+            ..crate::Limits::default()
+        });
+        let error = spec.bind_str::<Args>("{}").unwrap_err();
+        assert_eq!(error.violations()[0].kind, ViolationKind::TooLarge);
     }
 
     #[test]

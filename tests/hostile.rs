@@ -112,7 +112,7 @@ async fn a_100000_key_call_lists_twenty_violations_and_counts_the_rest() {
 }
 
 #[tokio::test]
-async fn a_string_of_a_million_brackets_is_one_string() {
+async fn a_million_brackets_are_one_string_in_a_string_and_too_deep_outside() {
     let text = format!(
         r#"{{"data_source_names": "{}", "query": "q"}}"#,
         "[".repeat(1_000_000)
@@ -126,6 +126,17 @@ async fn a_string_of_a_million_brackets_is_one_string() {
     );
     // Not a list, not JSON: the core rule binds it as one element.
     assert_eq!(bound.args.data_source_names.len(), 1);
+
+    // The same million brackets as JSON, not in a string: a million levels
+    // opened, refused at the depth bound (under 1 MiB, so it is read).
+    let text = format!(r#"{{"data_source_names": {}"#, "[".repeat(1_000_000));
+    let (error, took) = rejected(text).await;
+    assert_eq!(error.violations().len(), 1);
+    assert_eq!(
+        error.violations()[0].message,
+        "the arguments nest arrays and objects deeper than 64 levels; send a flatter call"
+    );
+    assert!(took < Duration::from_millis(500), "{took:?}");
 }
 
 #[test]

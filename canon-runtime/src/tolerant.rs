@@ -601,30 +601,16 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
-        self.slot.member = Member::Skip;
-        let key = self.map.next_key_seed(KeySeed {
-            seed,
-            node: self.node,
-            slot: &mut self.slot,
-        });
-        match key {
-            Ok(None) => {
-                if let Some(seen) = &mut self.slot.seen {
-                    if !seen.finish() {
-                        self.ctx.repeated.set(true);
-                        return Err(de::Error::custom("canon: a key given twice"));
-                    }
-                }
-                Ok(None)
-            }
-            Err(e) => {
-                if self.slot.repeated {
-                    self.ctx.repeated.set(true);
-                }
-                Err(e)
-            }
-            key => key,
+        if self.slot.seen.is_none() && self.node.properties.is_empty() {
+            // No key to check and none to look up: every member follows
+            // `additional` (a map, or free JSON read from a `Value`).
+            self.slot.member = match self.node.additional {
+                Some(id) if !self.node.additional_repairs => Member::Additional(id, false),
+                _ => return self.keyed(seed),
+            };
+            return self.map.next_key_seed(seed);
         }
+        self.keyed(seed)
     }
 
     #[inline(always)]
@@ -652,6 +638,38 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
 
     fn size_hint(&self) -> Option<usize> {
         self.map.size_hint()
+    }
+}
+
+impl<'de, A: MapAccess<'de>> Map<'_, A> {
+    /// The next key, read through the plan: its member noted, its hash
+    /// checked.
+    #[inline(always)]
+    fn keyed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        self.slot.member = Member::Skip;
+        let key = self.map.next_key_seed(KeySeed {
+            seed,
+            node: self.node,
+            slot: &mut self.slot,
+        });
+        match key {
+            Ok(None) => {
+                if let Some(seen) = &mut self.slot.seen {
+                    if !seen.finish() {
+                        self.ctx.repeated.set(true);
+                        return Err(de::Error::custom("canon: a key given twice"));
+                    }
+                }
+                Ok(None)
+            }
+            Err(e) => {
+                if self.slot.repeated {
+                    self.ctx.repeated.set(true);
+                }
+                Err(e)
+            }
+            key => key,
+        }
     }
 }
 

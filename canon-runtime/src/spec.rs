@@ -410,8 +410,9 @@ impl ToolSpec {
     }
 
     /// Arguments text as a `Value`, read exactly: text that is not JSON,
-    /// over the size or depth bound, or that gives a key twice, is refused (a tool bound from a `Value`
-    /// would otherwise see only the last of two values).
+    /// over the size or depth bound, or that gives a key twice, is refused
+    /// (a tool bound from a `Value` would otherwise see only the last of
+    /// two values).
     pub(crate) fn parse_text(&self, text: &str) -> Result<Value, BindError> {
         match crate::json::read(text, &self.limits) {
             Ok((value, duplicates)) if duplicates.is_empty() => Ok(value),

@@ -10,6 +10,10 @@ use canon::{Canonicalizer, Limits, Tool, ToolCall, ToolOutcome, Toolbox, Violati
 use common::SearchCode;
 use serde_json::json;
 
+/// What the model is told of a call nested deeper than the default bound.
+const TOO_DEEP: &str =
+    "the arguments nest arrays and objects deeper than 64 levels; send a flatter call";
+
 fn toolbox() -> Toolbox {
     let mut toolbox = Toolbox::new();
     toolbox.add(SearchCode).unwrap();
@@ -76,10 +80,7 @@ async fn a_10000_deep_array_is_refused_in_bounded_time() {
     let (error, took) = rejected(text).await;
     assert_eq!(error.violations().len(), 1);
     assert_eq!(error.violations()[0].kind, ViolationKind::TooLarge);
-    assert_eq!(
-        error.violations()[0].message,
-        "the arguments nest arrays and objects deeper than 64 levels; send a flatter call"
-    );
+    assert_eq!(error.violations()[0].message, TOO_DEEP);
     assert!(took < Duration::from_millis(500), "{took:?}");
 }
 
@@ -132,10 +133,7 @@ async fn a_million_brackets_are_one_string_in_a_string_and_too_deep_outside() {
     let text = format!(r#"{{"data_source_names": {}"#, "[".repeat(1_000_000));
     let (error, took) = rejected(text).await;
     assert_eq!(error.violations().len(), 1);
-    assert_eq!(
-        error.violations()[0].message,
-        "the arguments nest arrays and objects deeper than 64 levels; send a flatter call"
-    );
+    assert_eq!(error.violations()[0].message, TOO_DEEP);
     assert!(took < Duration::from_millis(500), "{took:?}");
 }
 
@@ -211,10 +209,7 @@ async fn calls_nested_deeper_than_the_bound_are_refused_before_canon_recurses() 
     let mut deep = json!({"x": nested(64), "y": "5"});
     let error = canon.canonicalize(&mut deep).unwrap_err();
     assert_eq!(error.violations()[0].kind, ViolationKind::TooLarge);
-    assert_eq!(
-        error.violations()[0].message,
-        "the arguments nest arrays and objects deeper than 64 levels; send a flatter call"
-    );
+    assert_eq!(error.violations()[0].message, TOO_DEEP);
     // A programmatically built value deeper than serde_json would parse
     // (1,000 deep, not more: dropping such a `Value` overflows the stack in
     // serde_json itself, before canon is involved).
@@ -401,10 +396,7 @@ async fn free_json_and_recursive_types_are_held_to_the_depth_bound() {
     let depth_error = |error: canon::BindError| {
         assert_eq!(error.violations().len(), 1, "{error}");
         assert_eq!(error.violations()[0].kind, ViolationKind::TooLarge);
-        assert_eq!(
-            error.violations()[0].message,
-            "the arguments nest arrays and objects deeper than 64 levels; send a flatter call"
-        );
+        assert_eq!(error.violations()[0].message, TOO_DEEP);
     };
     // 64 levels (the arguments object and 63 arrays) bind; 65 do not,
     // though serde_json alone would read up to 128.

@@ -162,3 +162,97 @@ fn a_tool_router_binds_tolerantly() {
         "/query"
     );
 }
+
+/// The rmcp server again, its calls routed through `Tolerant::call`, as
+/// `Tolerant`'s documentation shows.
+#[derive(Clone)]
+struct Routed {
+    tool_router: ToolRouter<Routed>,
+    tolerant: std::sync::Arc<Tolerant>,
+}
+
+#[rmcp::tool_router]
+impl Routed {
+    #[rmcp::tool(description = "Search code.")]
+    fn search(&self, Parameters(args): Parameters<SearchArgs>) -> String {
+        format!("{} in {}", args.query, args.data_source_names.join(", "))
+    }
+}
+
+impl rmcp::ServerHandler for Routed {
+    fn get_info(&self) -> rmcp::model::InitializeResult {
+        rmcp::model::InitializeResult::new(
+            rmcp::model::ServerCapabilities::builder()
+                .enable_tools()
+                .build(),
+        )
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let context = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        self.tolerant.call(&self.tool_router, context).await
+    }
+}
+
+#[derive(Clone)]
+struct Client;
+
+impl rmcp::ClientHandler for Client {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::default()
+    }
+}
+
+#[tokio::test]
+async fn tolerant_routes_the_calls_of_a_running_rmcp_server() {
+    use rmcp::ServiceExt;
+
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let server = Routed {
+        tool_router: Routed::tool_router(),
+        tolerant: std::sync::Arc::new(Tolerant::new()),
+    };
+    let running = tokio::spawn(async move {
+        let service = server.serve(server_io).await.unwrap();
+        let _ = service.waiting().await;
+    });
+    let client = Client.serve(client_io).await.unwrap();
+    let call = |arguments: Value| {
+        CallToolRequestParams::new("search").with_arguments(arguments.as_object().unwrap().clone())
+    };
+    let text =
+        |result: &CallToolResult| result.content[0].as_text().map(|t| t.text.clone()).unwrap();
+
+    // The near miss runs, repaired before the router's strict binder.
+    let near = client
+        .call_tool(call(
+            json!({"data_source_names": "dotnet/eshop", "query": "q"}),
+        ))
+        .await
+        .unwrap();
+    assert_ne!(near.is_error, Some(true));
+    assert_eq!(text(&near), "q in dotnet/eshop");
+    // A missing parameter gets canon's feedback, with its pointer.
+    let missing = client
+        .call_tool(call(json!({"data_source_names": ["a"]})))
+        .await
+        .unwrap();
+    assert_eq!(missing.is_error, Some(true));
+    assert!(
+        text(&missing).contains("/query: required"),
+        "{}",
+        text(&missing)
+    );
+    let structured = missing.structured_content.clone().unwrap();
+    assert_eq!(structured["violations"][0]["pointer"], "/query");
+    // An unknown tool is the router's answer.
+    let unknown = client.call_tool(CallToolRequestParams::new("serch")).await;
+    assert!(unknown.is_err());
+
+    client.cancel().await.unwrap();
+    running.await.unwrap();
+}

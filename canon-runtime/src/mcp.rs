@@ -210,13 +210,37 @@ impl ServerHandler for McpServer {
 /// repairs them (and records the repairs through `tracing`), or answers
 /// with its feedback before the tool's binder would have refused.
 ///
-/// ```ignore
-/// async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>)
-///     -> Result<CallToolResponse, ErrorData> {
-///     let context = ToolCallContext::new(self, request, context);
-///     self.tolerant.call(&self.tool_router, context).await
+/// ```
+/// use canon::mcp::Tolerant;
+/// use rmcp::handler::server::router::tool::ToolRouter;
+/// use rmcp::handler::server::tool::ToolCallContext;
+/// use rmcp::model::{CallToolRequestParams, CallToolResponse, InitializeResult, ServerCapabilities};
+/// use rmcp::service::RequestContext;
+/// use rmcp::{ErrorData, RoleServer, ServerHandler};
+///
+/// struct Server {
+///     /// Made by `#[rmcp::tool_router]` on the server's tools.
+///     tool_router: ToolRouter<Server>,
+///     tolerant: Tolerant,
+/// }
+///
+/// impl ServerHandler for Server {
+///     fn get_info(&self) -> InitializeResult {
+///         InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+///     }
+///
+///     async fn call_tool(
+///         &self,
+///         request: CallToolRequestParams,
+///         context: RequestContext<RoleServer>,
+///     ) -> Result<CallToolResponse, ErrorData> {
+///         let context = ToolCallContext::new(self, request, context);
+///         self.tolerant.call(&self.tool_router, context).await
+///     }
 /// }
 /// ```
+///
+/// `tests/mcp.rs` runs such a server and calls it through rmcp's client.
 #[derive(Debug, Default)]
 pub struct Tolerant {
     policy: Policy,

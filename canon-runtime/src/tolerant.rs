@@ -93,11 +93,8 @@ impl<'p> Ctx<'p> {
     /// Enters an array or object, failing past the depth bound.
     #[inline(always)]
     fn enter<E: de::Error>(&self) -> Result<(), E> {
-        let depth = self.depth.get() + 1;
-        if depth > self.max_depth {
-            return Err(E::custom("canon: nested deeper than the bound"));
-        }
-        self.depth.set(depth);
+        self.room()?;
+        self.depth.set(self.depth.get() + 1);
         Ok(())
     }
 
@@ -560,7 +557,7 @@ impl<'a> Slot<'a> {
         if let Some(seen) = &mut self.seen {
             if !seen.add(hash()) {
                 self.repeated = true;
-                return Err(E::custom("canon: a key given twice"));
+                return Err(repeated_key());
             }
         }
         Ok(())
@@ -657,7 +654,7 @@ impl<'de, A: MapAccess<'de>> Map<'_, A> {
                 if let Some(seen) = &mut self.slot.seen {
                     if !seen.finish() {
                         self.ctx.repeated.set(true);
-                        return Err(de::Error::custom("canon: a key given twice"));
+                        return Err(repeated_key());
                     }
                 }
                 Ok(None)
@@ -850,6 +847,13 @@ impl<'de, A: EnumAccess<'de>> EnumAccess<'de> for KeyEnum<'_, '_, A> {
             slot: self.slot,
         })
     }
+}
+
+/// The error that stops the pass at a key its object may have given
+/// before; the caller reads the text exactly to tell.
+#[cold]
+fn repeated_key<E: de::Error>() -> E {
+    E::custom("canon: a key given twice")
 }
 
 /// The hash a key is remembered by in its object. Equal keys hash alike;

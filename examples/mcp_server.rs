@@ -2,9 +2,12 @@
 //! through rmcp with one line (`McpServer::new(...)`).
 //!
 //! Run: `cargo run --example mcp_server --features rmcp` (it speaks MCP on
-//! stdin/stdout; repairs and rejections are logged on stderr). The
-//! end-to-end tests in `tests/mcp_e2e/` drive it with the official
-//! TypeScript and Python MCP clients.
+//! stdin/stdout; repairs and rejections are logged on stderr). A repaired
+//! call's text ends with a repair note (`Toolbox::repair_notes`); a rejected
+//! call, to `repo_stats` (which has an output schema) too, is an error
+//! result whose text is canon's feedback. The end-to-end tests in
+//! `tests/mcp_e2e/` drive it with the official TypeScript and Python MCP
+//! clients.
 
 use canon::mcp::McpServer;
 use canon::{tool, Toolbox};
@@ -76,6 +79,8 @@ pub struct Stats {
     pub languages: Vec<String>,
 }
 
+// An object: the tool declares an output schema and answers with
+// `structuredContent`.
 /// Statistics of a repository.
 #[tool]
 pub fn repo_stats(
@@ -96,7 +101,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let mut toolbox = Toolbox::new();
+    let mut toolbox = Toolbox::new().repair_notes(true);
     toolbox.add(SearchCode)?.add(CreateIssue)?.add(RepoStats)?;
     let server = McpServer::new(toolbox, "canon-demo", env!("CARGO_PKG_VERSION"))?;
     server

@@ -4,7 +4,7 @@
 #![cfg(feature = "rmcp")]
 
 use canon::mcp::{rejection, McpServer, Tolerant};
-use canon::{tool, JsonTool, Toolbox};
+use canon::{tool, Context, JsonTool, ToolCall, Toolbox};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::parse_json_object;
 use rmcp::handler::server::wrapper::Parameters;
@@ -31,8 +31,38 @@ fn count(query: String) -> Report {
     }
 }
 
+/// Count the words.
+#[tool]
+fn tally(words: Vec<String>) -> Report {
+    Report {
+        hits: words.len() as u32,
+    }
+}
+
+/// The caller's tenant, from the call context.
+#[derive(Clone)]
+struct Tenant(String);
+
+/// Count hits for the caller's tenant.
+#[tool]
+fn tenant_count(tenant: Context<Tenant>, query: String) -> Report {
+    Report {
+        hits: (tenant.0 .0.len() + query.len()) as u32,
+    }
+}
+
+/// Count hits, or rather panic.
+#[tool]
+fn explode(query: String) -> Report {
+    let _ = query;
+    panic!("the index is corrupt")
+}
+
 fn server() -> McpServer {
-    let mut toolbox = Toolbox::new();
+    server_with(Toolbox::new())
+}
+
+fn server_with(mut toolbox: Toolbox) -> McpServer {
     toolbox.add(SearchCode).unwrap().add(Count).unwrap();
     toolbox
         .add(JsonTool::new(
@@ -41,6 +71,13 @@ fn server() -> McpServer {
             json!({"type": "object"}),
             |_| async { Err("the index is offline".to_owned()) },
         ))
+        .unwrap();
+    toolbox
+        .add(Tally)
+        .unwrap()
+        .add(TenantCount)
+        .unwrap()
+        .add(Explode)
         .unwrap();
     McpServer::new(toolbox, "test", "0.0.0").unwrap()
 }
@@ -57,7 +94,17 @@ fn wire(result: &CallToolResult) -> Value {
 async fn a_toolbox_is_served_the_mcp_way() {
     let server = server();
     let names: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
-    assert_eq!(names, ["search_code", "count", "broken"]);
+    assert_eq!(
+        names,
+        [
+            "search_code",
+            "count",
+            "broken",
+            "tally",
+            "tenant_count",
+            "explode"
+        ]
+    );
     assert!(server.tools()[1].output_schema.is_some());
 
     let exact = server
@@ -93,21 +140,21 @@ async fn a_toolbox_is_served_the_mcp_way() {
             .await
             .unwrap(),
     );
-    assert_eq!(missing["isError"], true);
     assert_eq!(
-        missing["content"][0]["text"],
-        "The call to `search_code` was not run. /query: required, expected a string. Fix these and call `search_code` again."
-    );
-    assert_eq!(
-        missing["structuredContent"]["violations"][0]["pointer"],
-        "/query"
+        missing,
+        json!({
+            "content": [{"type": "text", "text": "The call to `search_code` was not run. /query: required, expected a string. Fix these and call `search_code` again."}],
+            "isError": true
+        })
     );
 
     let failed = wire(&server.call(request("broken", json!({}))).await.unwrap());
-    assert_eq!(failed["isError"], true);
     assert_eq!(
-        failed["content"][0]["text"],
-        "The tool `broken` failed: the index is offline"
+        failed,
+        json!({
+            "content": [{"type": "text", "text": "The tool `broken` failed: the index is offline"}],
+            "isError": true
+        })
     );
 
     let unknown = server
@@ -116,6 +163,121 @@ async fn a_toolbox_is_served_the_mcp_way() {
         .unwrap_err();
     assert_eq!(unknown.code.0, -32602);
     assert_eq!(unknown.message, "Unknown tool: serch_code");
+}
+
+/// MCP requires a result's `structuredContent` to match the tool's output
+/// schema when it has one; the TypeScript SDK's `Client.callTool` and the
+/// MCP Inspector throw when it does not, and the model never sees the
+/// feedback. So an error result is text only, whatever went wrong.
+#[tokio::test]
+async fn an_error_result_of_a_tool_with_an_output_schema_is_text_only() {
+    let server = server();
+    for name in ["count", "tenant_count", "explode"] {
+        let tool = server.tools().into_iter().find(|t| t.name == name).unwrap();
+        assert_eq!(tool.output_schema.unwrap()["type"], "object", "{name}");
+    }
+    let error = |text: &str| json!({"content": [{"type": "text", "text": text}], "isError": true});
+
+    // A call canon cannot bind.
+    let rejected = server.call(request("count", json!({}))).await.unwrap();
+    assert_eq!(
+        wire(&rejected),
+        error("The call to `count` was not run. /query: required, expected a string. Fix these and call `count` again.")
+    );
+    assert_eq!(rejected.structured_content, None);
+    assert_eq!(rejected.is_error, Some(true));
+    // A tool whose context the caller did not supply (MCP supplies none).
+    let no_context = server
+        .call(request("tenant_count", json!({"query": "abc"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        wire(&no_context),
+        error("The tool `tenant_count` failed: the caller supplied no `Tenant` in the call context, so the tool did not run")
+    );
+    // A tool that panics.
+    let panicked = server
+        .call(request("explode", json!({"query": "abc"})))
+        .await
+        .unwrap();
+    assert_eq!(
+        wire(&panicked),
+        error("The tool `explode` failed: the tool panicked: the index is corrupt")
+    );
+    // The same tools still answer with structured content when they run.
+    let ran = server
+        .call(request("tally", json!({"words": ["a", "b"]})))
+        .await
+        .unwrap();
+    assert_eq!(
+        wire(&ran),
+        json!({"content": [{"type": "text", "text": "{\"hits\":2}"}], "structuredContent": {"hits": 2}})
+    );
+}
+
+/// The text of every result is the toolbox's own message for the call, so
+/// repair notes are there exactly when the toolbox was built with them.
+#[tokio::test]
+async fn repair_notes_follow_the_toolbox() {
+    let off = server();
+    let on = server_with(Toolbox::new().repair_notes(true));
+    assert!(!off.toolbox().has_repair_notes());
+    assert!(on.toolbox().has_repair_notes());
+    let note = |pointer: &str| {
+        format!("(Note: {pointer} was sent as a string and read as a one-element array; send an array.)")
+    };
+
+    let near = json!({"data_source_names": "dotnet/eshop", "query": "basket"});
+    let plain = off
+        .call(request("search_code", near.clone()))
+        .await
+        .unwrap();
+    assert_eq!(
+        wire(&plain),
+        json!({"content": [{"type": "text", "text": "basket in dotnet/eshop"}]})
+    );
+    let noted = on.call(request("search_code", near.clone())).await.unwrap();
+    assert_eq!(
+        wire(&noted),
+        json!({"content": [{"type": "text", "text": format!("basket in dotnet/eshop\n{}", note("/data_source_names"))}]})
+    );
+    let direct = on
+        .toolbox()
+        .call(ToolCall::new("1", "search_code", near))
+        .await;
+    assert_eq!(
+        noted.content[0].as_text().unwrap().text,
+        on.toolbox().message(&direct).text
+    );
+
+    // With an output schema: the note goes in the text, the structured
+    // content is the output alone.
+    let near = json!({"words": "a"});
+    let plain = off.call(request("tally", near.clone())).await.unwrap();
+    assert_eq!(
+        wire(&plain),
+        json!({"content": [{"type": "text", "text": "{\"hits\":1}"}], "structuredContent": {"hits": 1}})
+    );
+    let noted = on.call(request("tally", near)).await.unwrap();
+    assert_eq!(
+        wire(&noted),
+        json!({
+            "content": [{"type": "text", "text": format!("{{\"hits\":1}}\n{}", note("/words"))}],
+            "structuredContent": {"hits": 1}
+        })
+    );
+
+    // An error result has no note to carry, with notes on or off.
+    for server in [&off, &on] {
+        let rejected = server.call(request("count", json!({}))).await.unwrap();
+        assert_eq!(
+            wire(&rejected),
+            json!({
+                "content": [{"type": "text", "text": "The call to `count` was not run. /query: required, expected a string. Fix these and call `count` again."}],
+                "isError": true
+            })
+        );
+    }
 }
 
 /// An rmcp server written the rmcp way, with its own strict `Parameters`.
@@ -155,11 +317,12 @@ fn a_tool_router_binds_tolerantly() {
     let mut arguments = Some(serde_json::from_value(json!({"data_source_names": ["a"]})).unwrap());
     let error = tolerant.repair(tool, &mut arguments).unwrap_err();
     assert_eq!(error.pointers(), ["/query"]);
-    let result = wire(&rejection(&error));
-    assert_eq!(result["isError"], true);
     assert_eq!(
-        result["structuredContent"]["violations"][0]["pointer"],
-        "/query"
+        wire(&rejection(&error)),
+        json!({
+            "content": [{"type": "text", "text": "The call to `search` was not run. /query: required, expected a string. Fix these and call `search` again."}],
+            "isError": true
+        })
     );
 }
 
@@ -247,8 +410,7 @@ async fn tolerant_routes_the_calls_of_a_running_rmcp_server() {
         "{}",
         text(&missing)
     );
-    let structured = missing.structured_content.clone().unwrap();
-    assert_eq!(structured["violations"][0]["pointer"], "/query");
+    assert_eq!(missing.structured_content, None);
     // An unknown tool is the router's answer.
     let unknown = client.call_tool(CallToolRequestParams::new("serch")).await;
     assert!(unknown.is_err());

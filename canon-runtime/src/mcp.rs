@@ -105,9 +105,17 @@ impl McpServer {
         &self.toolbox
     }
 
-    /// Answers a `tools/call`: the tool's result; for a call canon cannot
-    /// bind, a result with `isError: true` whose text is canon's feedback
-    /// and whose `structuredContent` holds the same violations as JSON.
+    /// Answers a `tools/call`. The text content is the toolbox's message
+    /// for the call ([`Toolbox::message`]), so it ends with a repair note
+    /// when the toolbox was built with [`repair_notes(true)`]; a tool whose
+    /// output is an object also gets its output as `structuredContent`.
+    /// Every other outcome (a call canon cannot bind, a tool that failed,
+    /// panicked or lacked its context) is a result with `isError: true`
+    /// whose only content is canon's feedback as text: no
+    /// `structuredContent`, which would have to match the tool's output
+    /// schema.
+    ///
+    /// [`repair_notes(true)`]: Toolbox::repair_notes
     ///
     /// # Errors
     /// The protocol error for an unknown tool (`-32602`).
@@ -116,31 +124,22 @@ impl McpServer {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let result = self
             .toolbox
-            .call(ToolCall::new("mcp", name.clone(), arguments))
+            .call(ToolCall::new("mcp", name, arguments))
             .await;
-        match result.outcome {
-            ToolOutcome::Ran { output, .. } => {
-                let text = match &output {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                let structured = self.structured.contains(&name).then_some(output);
-                Ok(tool_result(text, structured, false))
-            }
-            ToolOutcome::Rejected(error) => Ok(rejection(&error)),
-            ToolOutcome::Failed { .. } => {
-                let message = self.toolbox.message(&crate::toolbox::CallResult {
-                    id: String::new(),
-                    name,
-                    outcome: result.outcome,
-                });
-                Ok(tool_result(message.text, None, true))
-            }
-            ToolOutcome::NoSuchTool { name, .. } => Err(ErrorData::invalid_params(
+        if let ToolOutcome::NoSuchTool { name, .. } = &result.outcome {
+            return Err(ErrorData::invalid_params(
                 format!("Unknown tool: {name}"),
                 None,
-            )),
+            ));
         }
+        let message = self.toolbox.message(&result);
+        Ok(match result.outcome {
+            ToolOutcome::Ran { output, .. } => {
+                let structured = self.structured.contains(&result.name).then_some(output);
+                success(message.text, structured)
+            }
+            _ => error_result(message.text),
+        })
     }
 }
 
@@ -153,24 +152,35 @@ impl std::fmt::Debug for McpServer {
     }
 }
 
-/// A `CallToolResult` from its parts (built through its serde form, which
+/// A successful `CallToolResult`: the text, and the structured content when
+/// the tool declares an output schema (built through its serde form, which
 /// is the protocol's and stays stable across rmcp's constructors).
-fn tool_result(text: String, structured: Option<Value>, is_error: bool) -> CallToolResult {
+fn success(text: String, structured: Option<Value>) -> CallToolResult {
     let mut result = json!({"content": [{"type": "text", "text": text}]});
     if let Some(structured) = structured {
         result["structuredContent"] = structured;
     }
-    if is_error {
-        result["isError"] = Value::Bool(true);
-    }
+    from_wire(result)
+}
+
+/// An error result: `isError: true` and the text, nothing else. MCP
+/// requires `structuredContent` to conform to the tool's output schema
+/// when there is one, which canon's feedback cannot; clients that check it
+/// (the TypeScript SDK's `Client.callTool`, the MCP Inspector) would throw
+/// instead of showing the model the feedback.
+fn error_result(text: String) -> CallToolResult {
+    from_wire(json!({"content": [{"type": "text", "text": text}], "isError": true}))
+}
+
+fn from_wire(result: Value) -> CallToolResult {
     serde_json::from_value(result).unwrap_or_else(|_| CallToolResult::success(Vec::new()))
 }
 
-/// The MCP result of a call canon cannot bind: `isError: true`, canon's
-/// model-facing text (every violation, with its pointer), and the same
-/// violations as JSON in `structuredContent`.
+/// The MCP result of a call canon cannot bind: `isError: true` and canon's
+/// model-facing text (every violation, with its pointer), as text content
+/// only, so that it never fails the tool's output schema.
 pub fn rejection(error: &BindError) -> CallToolResult {
-    tool_result(error.to_string(), Some(error.to_json()), true)
+    error_result(error.to_string())
 }
 
 impl ServerHandler for McpServer {

@@ -32,24 +32,48 @@ ok("tools/list");
 
 const call = (name, args) => client.callTool({ name, arguments: args });
 
-// The dotnet/eshop near miss binds, and equals the exact call.
+// A rejected call to a tool with an output schema: the SDK validates a
+// result's structuredContent against that schema (and threw "Structured
+// content does not match the tool's output schema" when canon sent the
+// violations there), so the error result is canon's feedback as text only.
+assert.equal(tools[2].name, "repo_stats");
+const rejected = await call("repo_stats", {});
+assert.equal(rejected.isError, true);
+assert.equal(rejected.structuredContent, undefined);
+assert.equal(rejected.content.length, 1);
+assert.equal(rejected.content[0].type, "text");
+assert.match(rejected.content[0].text, /\/repo: required/);
+assert.equal(
+  rejected.content[0].text,
+  "The call to `repo_stats` was not run. /repo: required, expected a string. Fix these and call `repo_stats` again.",
+);
+ok("rejected call to a tool with an output schema");
+
+// The server's toolbox has repair notes on: a repaired call's text ends
+// with one line saying what to send instead.
+const note = (pointer) =>
+  `(Note: ${pointer} was sent as a string and read as a one-element array; send an array.)`;
+
+// The dotnet/eshop near miss binds, and is the exact call plus the note.
 const exact = await call("search_code", { data_source_names: ["dotnet/eshop"], query: "basket" });
 const near = await call("search_code", { data_source_names: "dotnet/eshop", query: "basket" });
 assert.equal(near.isError ?? false, false);
-assert.deepEqual(near, exact);
-assert.deepEqual(JSON.parse(near.content[0].text), [{ repo: "dotnet/eshop", path: "src/basket.cs" }]);
-ok("near miss");
+assert.deepEqual(JSON.parse(exact.content[0].text), [{ repo: "dotnet/eshop", path: "src/basket.cs" }]);
+assert.deepEqual(near, { ...exact, content: [{ type: "text", text: `${exact.content[0].text}\n${note("/data_source_names")}` }] });
+ok("near miss, with its repair note");
 
-// A missing required parameter: isError, the pointer in the text, the
-// violations as structured content.
+// A missing required parameter: isError, canon's feedback (the pointer) as
+// text, and nothing else, here too.
 const missing = await call("search_code", { data_source_names: ["dotnet/eshop"] });
-assert.equal(missing.isError, true);
-assert.equal(
-  missing.content[0].text,
-  "The call to `search_code` was not run. /query: required, expected a string. Fix these and call `search_code` again.",
-);
-assert.equal(missing.structuredContent.error, "invalid_arguments");
-assert.deepEqual(missing.structuredContent.violations.map((v) => [v.pointer, v.kind]), [["/query", "missing"]]);
+assert.deepEqual(missing, {
+  content: [
+    {
+      type: "text",
+      text: "The call to `search_code` was not run. /query: required, expected a string. Fix these and call `search_code` again.",
+    },
+  ],
+  isError: true,
+});
 ok("missing parameter");
 
 // An unknown tool: the protocol error.
@@ -59,10 +83,11 @@ ok("unknown tool");
 // A nested near miss: one label as a string, inside an object.
 const nestedExact = await call("create_issue", { repo: "dotnet/eshop", issue: { title: "Flaky", labels: ["bug"] } });
 const nested = await call("create_issue", { repo: "dotnet/eshop", issue: { title: "Flaky", labels: "bug" } });
+const opened = 'opened "Flaky" in dotnet/eshop with labels [bug]';
 assert.equal(nested.isError ?? false, false);
-assert.deepEqual(nested, nestedExact);
-assert.equal(nested.content[0].text, 'opened "Flaky" in dotnet/eshop with labels [bug]');
-ok("nested near miss");
+assert.deepEqual(nestedExact, { content: [{ type: "text", text: opened }] });
+assert.deepEqual(nested, { content: [{ type: "text", text: `${opened}\n${note("/issue/labels")}` }] });
+ok("nested near miss, with its repair note");
 
 // Structured output, validated by the SDK against the outputSchema.
 const stats = await call("repo_stats", { repo: "dotnet/eshop" });
@@ -85,7 +110,9 @@ for (let i = 0; i < 1000; i++) {
 const results = await Promise.all(
   Array.from({ length: 100 }, (_, i) => call("create_issue", { repo: "r", issue: { title: `t${i}`, labels: "bug" } })),
 );
-results.forEach((r, i) => assert.equal(r.content[0].text, `opened "t${i}" in r with labels [bug]`));
+results.forEach((r, i) =>
+  assert.equal(r.content[0].text, `opened "t${i}" in r with labels [bug]\n${note("/issue/labels")}`),
+);
 const after = rss();
 assert.ok(after - before <= BOUND_KB, `server memory grew by ${after - before} kB (bound ${BOUND_KB} kB)`);
 ok(`1,000 sequential and 100 concurrent calls (server RSS ${before} kB -> ${after} kB, bound +${BOUND_KB} kB)`);

@@ -259,8 +259,10 @@ fn repairs_never_carry_argument_values() {
     assert!(!debug.contains(SECRET), "{debug}");
 }
 
-/// Options whose unknown members are ignored (no `deny_unknown_fields`).
+/// Options whose unknown members are ignored: the type opens its schema
+/// to them (canon refuses undeclared members of any other object).
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[schemars(extend("additionalProperties" = true))]
 pub struct Options {
     pub name: String,
 }

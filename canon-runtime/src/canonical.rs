@@ -78,6 +78,7 @@ pub struct CanonicalizerOptions {
     policy: Policy,
     closed: bool,
     limits: Limits,
+    formats: bool,
 }
 
 impl CanonicalizerOptions {
@@ -108,6 +109,20 @@ impl CanonicalizerOptions {
         self
     }
 
+    /// Check `format` as an assertion (default: off, as draft 2020-12 reads
+    /// it: an annotation). On, a string must be in the format named, for
+    /// the formats `jsonschema` implements (`date`, `date-time`, `duration`,
+    /// `email`, `hostname`, `idn-email`, `idn-hostname`, `ipv4`, `ipv6`,
+    /// `iri`, `iri-reference`, `json-pointer`, `regex`,
+    /// `relative-json-pointer`, `time`, `uri`, `uri-reference`,
+    /// `uri-template`, `uuid`); other formats still only annotate. A
+    /// [`ToolSpec`](crate::ToolSpec) binds with formats asserted: its schema
+    /// is the one canon published.
+    pub fn assert_formats(mut self, on: bool) -> Self {
+        self.formats = on;
+        self
+    }
+
     /// Other [`Limits`] (default: [`Limits::default`]).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -121,19 +136,33 @@ impl CanonicalizerOptions {
     /// the wrong type, say), with the validator's reason.
     pub fn compile(self, schema: &Value) -> Result<Canonicalizer, SchemaError> {
         let schema = normalize(schema, self.closed);
-        let validator = jsonschema::validator_for(&schema).map_err(|e| SchemaError {
-            message: e.to_string(),
-        })?;
+        let validator = jsonschema::options()
+            .should_validate_formats(self.formats)
+            .build(&schema)
+            .map_err(|e| SchemaError {
+                message: e.to_string(),
+            })?;
         Ok(Canonicalizer {
             tool: self.tool.unwrap_or(Cow::Borrowed("tool")),
             policy: self.policy,
             closed: self.closed,
             limits: self.limits,
-            plan: Plan::compile_with(&schema, self.policy),
-            check: Check::compile(&schema, self.limits.max_depth),
+            plan: Plan::compile_with(&schema, plan_policy(self.policy)),
+            check: Check::compile(&schema, self.limits.max_depth, self.formats),
             schema,
             validator,
         })
+    }
+}
+
+/// The rules a plan is compiled with for `policy`: a policy for calls made
+/// against a strict declaration drops declared nulls, which takes the
+/// positions `null_as_absent` would repair.
+fn plan_policy(policy: Policy) -> Policy {
+    if policy.nulls_declared() {
+        policy.with(RepairRule::NullAsAbsent)
+    } else {
+        policy
     }
 }
 
@@ -300,9 +329,10 @@ impl Canonicalizer {
                 skip: &skip,
                 repairs: Vec::new(),
                 refused: Vec::new(),
+                declared: 0,
             };
             walk.value(&mut candidate, root, &mut String::new(), 0);
-            if walk.repairs.is_empty() {
+            if walk.repairs.is_empty() && walk.declared == 0 {
                 return Err(self.reject(args, walk.refused));
             }
             if walk.repairs.len() > self.limits.max_repairs {
@@ -358,6 +388,9 @@ struct Walk<'a> {
     skip: &'a [String],
     repairs: Vec<Repair>,
     refused: Vec<(String, Verdict)>,
+    /// Nulls dropped because the declaration made the property nullable:
+    /// no repair, the model did as it was told.
+    declared: usize,
 }
 
 impl Walk<'_> {
@@ -413,6 +446,7 @@ impl Walk<'_> {
     ) {
         let node = self.plan.node(id);
         let null_as_absent = self.policy.contains(RepairRule::NullAsAbsent);
+        let declared = self.policy.nulls_declared();
         let mut dropped: Vec<String> = Vec::new();
         for (key, member) in members.iter_mut() {
             let len = at.len();
@@ -420,6 +454,12 @@ impl Walk<'_> {
                 Some(property) => {
                     at.push('/');
                     at.push_str(&property.token);
+                    if property.drop_null && declared && member.is_null() {
+                        self.declared += 1;
+                        dropped.push(key.clone());
+                        at.truncate(len);
+                        continue;
+                    }
                     if property.drop_null && null_as_absent && member.is_null() && !self.skipped(at)
                     {
                         self.repairs

@@ -129,8 +129,9 @@ pub(crate) struct Check {
 
 impl Check {
     /// Compiles `schema`; never fails (what it cannot read is `Unsure`).
-    pub(crate) fn compile(schema: &Value, max_depth: usize) -> Check {
+    pub(crate) fn compile(schema: &Value, max_depth: usize, formats: bool) -> Check {
         let mut compiler = Compiler {
+            formats,
             root: schema,
             nodes: Vec::new(),
             refs: HashMap::new(),
@@ -281,6 +282,9 @@ fn number_ok(typed: &Typed, n: &Number) -> bool {
 }
 
 struct Compiler<'s> {
+    /// `format` asserts (for the formats `jsonschema` implements): such a
+    /// schema is left to the validator.
+    formats: bool,
     root: &'s Value,
     nodes: Vec<Node>,
     refs: HashMap<&'s str, Id>,
@@ -301,6 +305,14 @@ impl<'s> Compiler<'s> {
             Value::Object(obj) => obj,
             _ => return self.push(Node::Unsure),
         };
+        let asserts_format = self.formats
+            && obj
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(crate::constraint::asserted_format);
+        if asserts_format {
+            return self.push(Node::Unsure);
+        }
         let known = |key: &str| {
             ANNOTATIONS.contains(&key)
                 || EVALUATED.contains(&key)

@@ -6,6 +6,7 @@
 
 mod canonical;
 mod check;
+mod constraint;
 mod context;
 mod diagnose;
 mod error;

@@ -21,6 +21,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
 
+use std::sync::Arc;
+
+use crate::constraint::{Assert, Rules};
 use crate::policy::Policy;
 use crate::repair::RepairRule;
 use crate::types as ty;
@@ -59,6 +62,21 @@ pub(crate) struct Node {
     /// The keys of an object here are checked for repeats (binding plans
     /// only: the target type may keep one value of a repeated key silently).
     pub(crate) keys: bool,
+    /// What the schema asserts of a value here beyond its type (binding
+    /// plans only).
+    pub(crate) assert: Option<Box<Assert>>,
+    /// The schema admits integers here and no other numbers: an integral
+    /// double (`3.0`, as Gemini sends every number) is the integer
+    /// (binding plans only).
+    pub(crate) integral: bool,
+    /// Every number admitted here is a 32-bit float (`format: float`): a
+    /// number beyond `f32`'s range is refused rather than bound as
+    /// infinity (binding plans only).
+    pub(crate) float32: bool,
+    /// Every object admitted here is closed (`additionalProperties:
+    /// false`): the names it declares, sorted. A member by another name is
+    /// refused (binding plans only).
+    pub(crate) known: Option<Box<[Box<str>]>>,
 }
 
 impl Node {
@@ -77,6 +95,15 @@ impl Node {
 }
 
 impl Node {
+    /// True when an object here may not hold a member named `key`.
+    #[inline]
+    pub(crate) fn refuses(&self, key: &str) -> bool {
+        match &self.known {
+            None => false,
+            Some(known) => known.binary_search_by(|k| (**k).cmp(key)).is_err(),
+        }
+    }
+
     /// The declared property `key`, if it leads to a tolerant position (or
     /// may be dropped when `null`).
     #[inline]
@@ -320,6 +347,17 @@ struct Shape {
     open_members: bool,
     /// Binding plans: items may be anything (no `items` schema).
     open_items: bool,
+    /// Binding plans: what the schema object asserts beyond types.
+    rules: Option<Arc<Rules>>,
+    /// Binding plans: `additionalProperties: false` (and no
+    /// `patternProperties`).
+    closed: bool,
+    /// Binding plans: `format: float`.
+    float32: bool,
+    /// Binding plans: the object belongs to a group whose members all apply
+    /// (`allOf`, `$ref` beside assertions) and something in it asserts
+    /// more than types: values here are left to `jsonschema`.
+    poison: bool,
 }
 
 enum Raw {
@@ -403,7 +441,8 @@ impl<'s> Compiler<'s> {
             .any(|k| obj.contains_key(*k));
         let structural = ["properties", "items", "additionalProperties"]
             .iter()
-            .any(|k| obj.contains_key(*k));
+            .any(|k| obj.contains_key(*k))
+            || (self.guard && ASSERTIONS.iter().any(|k| obj.contains_key(*k)));
         let applicators = ["$ref", "anyOf", "oneOf", "allOf"]
             .iter()
             .any(|k| obj.contains_key(*k));
@@ -421,11 +460,45 @@ impl<'s> Compiler<'s> {
                 }
             }
         }
+        // In `allOf`, or a `$ref` beside other keywords, every member
+        // applies: the plan merges members as alternatives, which would let
+        // one member's silence vouch for another's assertion.
+        let conjunctive =
+            obj.contains_key("allOf") || (obj.contains_key("$ref") && members.len() > 1);
+        if self.guard && conjunctive && members.iter().any(|&m| self.asserts(m)) {
+            members.push(self.push(Raw::Shape(Shape {
+                accepts_string: true,
+                types: ty::ALL,
+                poison: true,
+                ..Shape::default()
+            })));
+        }
         if members.len() == 1 {
             members[0]
         } else {
             self.push(Raw::Group(members))
         }
+    }
+
+    /// True when a shape reachable from `id` asserts more than types or is
+    /// closed.
+    fn asserts(&self, id: usize) -> bool {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![id];
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            match &self.raws[id] {
+                Raw::Shape(shape) => {
+                    if shape.rules.is_some() || shape.closed || shape.float32 || shape.poison {
+                        return true;
+                    }
+                }
+                Raw::Group(members) => stack.extend(members.iter().copied()),
+            }
+        }
+        false
     }
 
     fn reference(&mut self, reference: &'s str) -> usize {
@@ -491,6 +564,12 @@ impl<'s> Compiler<'s> {
             }
         }
         if self.guard {
+            if let Value::Object(obj) = schema {
+                shape.rules = Rules::compile(obj, shape.types).map(Arc::new);
+            }
+            shape.closed = schema.get("additionalProperties") == Some(&Value::Bool(false))
+                && schema.get("patternProperties").is_none();
+            shape.float32 = schema.get("format").and_then(Value::as_str) == Some("float");
             // What the schema leaves open may hold anything, at any depth.
             let closed = schema.get("additionalProperties") == Some(&Value::Bool(false))
                 && schema.get("patternProperties").is_none();
@@ -586,7 +665,7 @@ struct Children {
     items: Option<NodeId>,
 }
 
-impl Builder<'_> {
+impl<'r> Builder<'r> {
     /// The nodes for which `seed` holds or holds for some child: the graph
     /// may be cyclic, so this iterates to a fixpoint.
     fn upward(&self, seed: impl Fn(usize, &Node, &Children) -> bool) -> Vec<bool> {
@@ -652,8 +731,9 @@ impl Builder<'_> {
         id
     }
 
-    fn shape(&self, id: usize) -> &Shape {
-        match &self.raws[id] {
+    fn shape(&self, id: usize) -> &'r Shape {
+        let raws: &'r [Raw] = self.raws;
+        match &raws[id] {
             Raw::Shape(shape) => shape,
             Raw::Group(_) => unreachable!("expand() yields shapes only"),
         }
@@ -736,6 +816,29 @@ impl Builder<'_> {
         if !items.is_empty() {
             children.items = Some(self.intern(items));
         }
+        if self.guard {
+            let node = &mut self.nodes[id as usize];
+            node.assert = assertions(&shapes);
+            node.integral = types & ty::INTEGER != 0 && types & ty::NUMBER == 0;
+            let numeric: Vec<&&Shape> = shapes
+                .iter()
+                .filter(|s| s.types & ty::NUMBER != 0)
+                .collect();
+            node.float32 = !numeric.is_empty() && numeric.iter().all(|s| s.float32);
+            let objects: Vec<&&Shape> = shapes
+                .iter()
+                .filter(|s| s.types & ty::OBJECT != 0)
+                .collect();
+            if !objects.is_empty() && objects.iter().all(|s| s.closed && s.additional.is_none()) {
+                let mut known: Vec<Box<str>> = shapes
+                    .iter()
+                    .flat_map(|s| s.properties.iter().map(|(k, _)| k.as_str().into()))
+                    .collect();
+                known.sort();
+                known.dedup();
+                node.known = Some(known.into_boxed_slice());
+            }
+        }
         self.nodes[id as usize].wrap_string = wrap_string;
         self.nodes[id as usize].text = text;
         self.nodes[id as usize].keys = self.guard && types & ty::OBJECT != 0;
@@ -760,8 +863,12 @@ impl Builder<'_> {
                 || c.properties.iter().any(|(_, id, opt)| drop_null(*id, *opt))
         });
         let guard = self.guard;
-        let relevant = self.upward(|id, _, _| {
-            repairs[id] || (guard && accepts[id] & (ty::ARRAY | ty::OBJECT) != 0)
+        let relevant = self.upward(|id, n, _| {
+            repairs[id]
+                || (guard && accepts[id] & (ty::ARRAY | ty::OBJECT) != 0)
+                || n.assert.is_some()
+                || n.integral
+                || n.float32
         });
         let keep = |c: &NodeId| relevant[*c as usize];
         for (node, children) in self
@@ -849,4 +956,55 @@ fn enum_allows_string(schema: &Value) -> bool {
 
 fn count(schema: &Value, key: &str) -> Option<u64> {
     schema.get(key).and_then(Value::as_u64)
+}
+
+/// Keywords that assert something of a value beyond its type.
+const ASSERTIONS: [&str; 26] = [
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "patternProperties",
+];
+
+/// The assertions at a position whose schema objects are `shapes` (its
+/// union): `None` when some object admitting each type asserts nothing of
+/// it.
+fn assertions(shapes: &[&Shape]) -> Option<Box<Assert>> {
+    if shapes.iter().any(|s| s.poison) {
+        return Some(Box::new(Assert {
+            free: 0,
+            alternatives: vec![Arc::new(Rules::unsure())],
+        }));
+    }
+    let mut assert = Assert::default();
+    for shape in shapes {
+        match &shape.rules {
+            None => assert.free |= shape.types,
+            Some(rules) => assert.alternatives.push(rules.clone()),
+        }
+    }
+    let constrained = assert.alternatives.iter().fold(0, |t, r| t | r.types);
+    (constrained & !assert.free != 0).then(|| Box::new(assert))
 }

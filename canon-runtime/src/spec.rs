@@ -192,6 +192,7 @@ impl ToolSpec {
                 Canonicalizer::options()
                     .tool(self.name.clone())
                     .policy(Policy::all())
+                    .assert_formats(true)
                     .compile(&self.schema)
                     .ok()
             })
@@ -359,7 +360,7 @@ impl ToolSpec {
         let ctx = Ctx::new(&self.plan, Mode::Fast).with_max_depth(self.limits.max_depth);
         match binder.bind(&ctx, args) {
             Ok(bound) => self.accept(bound, ctx),
-            Err(_) => self.retry_value::<A>(args, policy),
+            Err(_) => self.retry_value::<A>(args, policy, binder),
         }
     }
 
@@ -402,7 +403,7 @@ impl ToolSpec {
                 self.bind_value_with(&value, policy, binder)
             }
             Ok((value, duplicates)) if duplicates.is_empty() => {
-                self.retry_value::<A>(&value, policy)
+                self.retry_value::<A>(&value, policy, binder)
             }
             Ok((value, duplicates)) => Err(self.reject_duplicates::<A>(&value, duplicates)),
             Err(violation) => Err(self.reject(vec![violation])),
@@ -421,31 +422,40 @@ impl ToolSpec {
         }
     }
 
-    /// After the single pass failed: the opt-in rules of `policy` (with
-    /// this spec's own), or every violation.
+    /// After the single pass failed: the call with the rules of `policy`
+    /// (and this spec's own) applied, validated by `jsonschema` (the
+    /// authority on what the schema accepts; the pass only vouches for what
+    /// is certainly valid) and bound, or every violation.
     #[cold]
     #[inline(never)]
     fn retry_value<A: DeserializeOwned>(
         &self,
         args: &Value,
         policy: Policy,
+        binder: impl Binder<A>,
     ) -> Result<Bound<A>, BindError> {
         if self.limits.too_deep(args) {
             return Err(self.reject(vec![self.limits.too_deep_violation()]));
         }
         let policy = self.policy.union(policy);
-        let canonicalizer = match self.canonicalizer() {
-            Some(canonicalizer) if policy.has_opt_in() => canonicalizer,
-            _ => return Err(self.reject_value::<A>(args)),
+        let Some(canonicalizer) = self.canonicalizer() else {
+            return Err(self.reject_value::<A>(args));
         };
         let mut value = args.clone();
-        let repairs = canonicalizer.canonicalize_with(&mut value, policy)?;
-        match A::deserialize(&value) {
+        let repairs = match canonicalizer.canonicalize_with(&mut value, policy) {
+            Ok(repairs) => repairs,
+            // Without an opt-in rule, the failure path's own account of
+            // the call (which knows the Rust type) is the answer.
+            Err(_) if !policy.has_opt_in() => return Err(self.reject_value::<A>(args)),
+            Err(error) => return Err(error.with_listed(self.limits.max_listed)),
+        };
+        // The schema accepts `value`: its assertions are not checked again.
+        let ctx = Ctx::new(&self.plan, Mode::Fast)
+            .with_max_depth(self.limits.max_depth)
+            .trusting();
+        match binder.bind(&ctx, &value) {
             Ok(args) => Ok(Bound::new(args, repairs)),
-            Err(_) => Err(telemetry::reject(BindError::new(
-                self.name.clone(),
-                diagnose::rust_type::<A>(&self.schema, &value),
-            ))),
+            Err(_) => Err(self.reject(diagnose::rust_type::<A>(&self.schema, &value))),
         }
     }
 
@@ -507,11 +517,12 @@ impl ToolSpec {
 /// How a pass deserializes its target: through serde's `Deserialize`, or,
 /// for a `#[tool]` arguments struct, field by field through the plan's
 /// slots.
-trait Binder<A> {
+trait Binder<A>: Copy {
     fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error>;
 }
 
 /// Any `DeserializeOwned` type, through the plan from its root.
+#[derive(Clone, Copy)]
 struct Plain;
 
 impl<A: DeserializeOwned> Binder<A> for Plain {
@@ -522,6 +533,7 @@ impl<A: DeserializeOwned> Binder<A> for Plain {
 }
 
 /// A `#[tool]` arguments struct, its fields routed by index.
+#[derive(Clone, Copy)]
 struct Routed<'s>(&'s [Option<u32>]);
 
 impl<A: BindArgs> Binder<A> for Routed<'_> {
@@ -549,5 +561,51 @@ pub(crate) fn published_schema<T: JsonSchema>(serialize: bool) -> Value {
         root.remove("$schema");
         root.remove("title");
     }
+    if !serialize {
+        close_objects(&mut schema, 0);
+    }
     schema
+}
+
+/// Schemas nested deeper than this are left as they are when closing.
+const MAX_CLOSE_DEPTH: usize = 128;
+
+/// Says `additionalProperties: false` on every object schema that lists
+/// its `properties` and says nothing of others: canon refuses a member an
+/// object does not declare at every depth (a model's invented or
+/// misspelt key would otherwise be dropped silently by serde), and the
+/// published schema says so. An object whose members are split over
+/// subschemas (`allOf`, `anyOf`, `oneOf`, `$ref` beside `properties`: a
+/// flattened enum) is left as it is, as is anything a type opened itself
+/// (`additionalProperties: true`, a flattened map).
+fn close_objects(schema: &mut Value, depth: usize) {
+    close(schema, true, depth);
+}
+
+/// [`close_objects`]; `here` is false for a part of an object (a branch
+/// of `allOf`, or of a union beside the object's own `properties`).
+fn close(schema: &mut Value, here: bool, depth: usize) {
+    let Value::Object(obj) = schema else { return };
+    if depth > MAX_CLOSE_DEPTH {
+        return;
+    }
+    let split = ["allOf", "anyOf", "oneOf", "$ref"]
+        .iter()
+        .any(|k| obj.contains_key(*k));
+    let open = [
+        "additionalProperties",
+        "patternProperties",
+        "unevaluatedProperties",
+    ]
+    .iter()
+    .any(|k| obj.contains_key(*k));
+    let listed = obj.get("properties").is_some_and(Value::is_object);
+    if here && listed && !split && !open {
+        obj.insert("additionalProperties".to_owned(), Value::Bool(false));
+    }
+    let _ = crate::walk::children_mut(obj, |key, _, sub| {
+        let part = key == "allOf" || (listed && matches!(key, "anyOf" | "oneOf"));
+        close(sub, !part, depth + 1);
+        Ok::<(), ()>(())
+    });
 }

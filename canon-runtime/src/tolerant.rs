@@ -22,6 +22,7 @@ use serde::de::{
     VariantAccess, Visitor,
 };
 
+use crate::constraint::{hash_scalar, Assert, Num, Scalar};
 use crate::plan::{Member, Node, NodeId, Plan};
 use crate::pointer::Path;
 use crate::repair::{Repair, RepairRule};
@@ -53,6 +54,10 @@ pub(crate) struct Ctx<'p> {
     /// The pass failed on a key whose hash was seen before in its object:
     /// the text is to be looked at exactly.
     repeated: Cell<bool>,
+    /// The schema's assertions (bounds, lengths, patterns, counts, values,
+    /// closed objects) are checked: on in [`Mode::Fast`], off where the
+    /// call is known to be valid or every violation is being collected.
+    checks: bool,
 }
 
 impl<'p> Ctx<'p> {
@@ -68,6 +73,24 @@ impl<'p> Ctx<'p> {
             max_depth: usize::MAX,
             check_keys: false,
             repeated: Cell::new(false),
+            checks: mode == Mode::Fast,
+        }
+    }
+
+    /// Binds a call `jsonschema` has accepted: the schema's assertions are
+    /// not checked again (what binding itself means, integral doubles as
+    /// integers and the range of 32-bit floats, still holds).
+    pub(crate) fn trusting(mut self) -> Self {
+        self.checks = false;
+        self
+    }
+
+    /// The assertions at `node`, when they are checked.
+    #[inline(always)]
+    fn assert<'n>(&self, node: &'n Node) -> Option<&'n Assert> {
+        match &node.assert {
+            Some(assert) if self.checks => Some(assert),
+            _ => None,
         }
     }
 
@@ -281,7 +304,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for De<'_, D> {
     #[inline(always)]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         let visitor = self.visitor(visitor, false);
-        if self.node.keys || self.node.items.is_some() {
+        if self.node.keys || self.node.items.is_some() || self.node.assert.is_some() {
             // A value the target skips is still walked where it may hold
             // objects and depth: a repeated key or a nesting past the bound
             // is refused wherever it is.
@@ -317,17 +340,43 @@ macro_rules! forward_visit {
     )*};
 }
 
-macro_rules! forward_scalar_visits {
-    () => {
-        forward_visit! {
-            visit_bool(v: bool); visit_i8(v: i8); visit_i16(v: i16); visit_i32(v: i32);
-            visit_i64(v: i64); visit_i128(v: i128); visit_u8(v: u8); visit_u16(v: u16);
-            visit_u32(v: u32); visit_u64(v: u64); visit_u128(v: u128); visit_f32(v: f32);
-            visit_f64(v: f64); visit_char(v: char); visit_bytes(v: &[u8]);
-            visit_borrowed_bytes(v: &'de [u8]); visit_byte_buf(v: Vec<u8>);
-            visit_none(); visit_unit();
+impl<V> Vis<'_, V> {
+    /// Fails unless the assertions here (if checked) vouch for the value.
+    #[inline(always)]
+    fn check<E: de::Error>(&self, ok: impl FnOnce(&Assert) -> bool) -> Result<(), E> {
+        match self.ctx.assert(self.node) {
+            Some(assert) if !ok(assert) => Err(refused()),
+            _ => Ok(()),
         }
-    };
+    }
+
+    /// A string here, or (`wrapped`) the one item a string at a tolerant
+    /// position becomes.
+    #[inline(always)]
+    fn check_str<E: de::Error>(&self, s: &str, wrapped: bool) -> Result<(), E> {
+        if !wrapped {
+            return self.check(|a| a.string(s));
+        }
+        self.check(|a| a.items(1, true))?;
+        match self.node.items.map(|id| self.ctx.plan.node(id)) {
+            Some(items) => match self.ctx.assert(items) {
+                Some(assert) if !assert.string(s) => Err(refused()),
+                _ => Ok(()),
+            },
+            None => Ok(()),
+        }
+    }
+}
+
+/// Visits of integers, checked against the assertions here.
+macro_rules! checked_integer_visits {
+    ($($method:ident($ty:ty) => $num:ident as $as:ty;)*) => {$(
+        #[inline(always)]
+        fn $method<E: de::Error>(self, v: $ty) -> Result<Self::Value, E> {
+            self.check(|a| a.number(Num::$num(v as $as)))?;
+            self.inner.$method(v)
+        }
+    )*};
 }
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
@@ -337,11 +386,89 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         self.inner.expecting(f)
     }
 
-    forward_scalar_visits!();
+    forward_visit! {
+        visit_bytes(v: &[u8]); visit_borrowed_bytes(v: &'de [u8]); visit_byte_buf(v: Vec<u8>);
+    }
+
+    checked_integer_visits! {
+        visit_i8(i8) => I as i64; visit_i16(i16) => I as i64; visit_i32(i32) => I as i64;
+        visit_i64(i64) => I as i64; visit_u8(u8) => U as u64; visit_u16(u16) => U as u64;
+        visit_u32(u32) => U as u64; visit_u64(u64) => U as u64;
+    }
+
+    #[inline(always)]
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<V::Value, E> {
+        match (i64::try_from(v), u64::try_from(v)) {
+            (Ok(v), _) => self.check(|a| a.number(Num::I(v)))?,
+            (_, Ok(v)) => self.check(|a| a.number(Num::U(v)))?,
+            _ => self.check(|_| false)?,
+        }
+        self.inner.visit_i128(v)
+    }
+
+    #[inline(always)]
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<V::Value, E> {
+        match u64::try_from(v) {
+            Ok(v) => self.check(|a| a.number(Num::U(v)))?,
+            Err(_) => self.check(|_| false)?,
+        }
+        self.inner.visit_u128(v)
+    }
+
+    #[inline(always)]
+    fn visit_f32<E: de::Error>(self, v: f32) -> Result<V::Value, E> {
+        self.check(|a| a.number(Num::F(f64::from(v))))?;
+        self.inner.visit_f32(v)
+    }
+
+    #[inline(always)]
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        if self.node.integral && v.fract() == 0.0 && !(v == 0.0 && v.is_sign_negative()) {
+            // JSON Schema's integers include `3.0`; the target reads it as
+            // the integer it is.
+            if (0.0..18_446_744_073_709_551_616.0).contains(&v) {
+                return self.visit_u64(v as u64);
+            }
+            if (-9_223_372_036_854_775_808.0..0.0).contains(&v) {
+                return self.visit_i64(v as i64);
+            }
+        }
+        if self.node.float32 && v.abs() > f64::from(f32::MAX) {
+            return Err(refused());
+        }
+        self.check(|a| a.number(Num::F(v)))?;
+        self.inner.visit_f64(v)
+    }
+
+    #[inline(always)]
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {
+        self.check(|a| a.boolean(v))?;
+        self.inner.visit_bool(v)
+    }
+
+    #[inline(always)]
+    fn visit_char<E: de::Error>(self, v: char) -> Result<V::Value, E> {
+        self.check(|a| a.string(v.encode_utf8(&mut [0; 4])))?;
+        self.inner.visit_char(v)
+    }
+
+    #[inline(always)]
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        self.check(Assert::null)?;
+        self.inner.visit_none()
+    }
+
+    #[inline(always)]
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        self.check(Assert::null)?;
+        self.inner.visit_unit()
+    }
 
     #[inline(always)]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
-        if self.wrap && self.ctx.accept(s, self.path)? {
+        let wrap = self.wrap && self.ctx.accept(s, self.path)?;
+        self.check_str(s, wrap)?;
+        if wrap {
             self.inner
                 .visit_seq(One(Some(StrDeserializer::<E>::new(s))))
         } else {
@@ -351,7 +478,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
 
     #[inline(always)]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
-        if self.wrap && self.ctx.accept(s, self.path)? {
+        let wrap = self.wrap && self.ctx.accept(s, self.path)?;
+        self.check_str(s, wrap)?;
+        if wrap {
             self.inner
                 .visit_seq(One(Some(BorrowedStrDeserializer::<E>::new(s))))
         } else {
@@ -361,7 +490,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
 
     #[inline(always)]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
-        if self.wrap && self.ctx.accept(&s, self.path)? {
+        let wrap = self.wrap && self.ctx.accept(&s, self.path)?;
+        self.check_str(&s, wrap)?;
+        if wrap {
             self.inner
                 .visit_seq(One(Some(StringDeserializer::<E>::new(s))))
         } else {
@@ -390,42 +521,55 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
 
     #[inline(always)]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
-        match self.node.items {
+        let assert = self.ctx.assert(self.node).filter(|a| a.on_arrays());
+        if self.node.items.is_none() && assert.is_none() {
             // Nothing guarded below: the items cannot nest further.
-            None => {
-                self.ctx.room()?;
-                self.inner.visit_seq(seq)
-            }
-            Some(items) => {
-                self.ctx.enter()?;
-                let value = self.inner.visit_seq(Seq {
-                    seq,
-                    items: self.ctx.plan.node(items),
-                    ctx: self.ctx,
-                    path: self.path,
-                    index: 0,
-                });
-                self.ctx.leave();
-                value
-            }
+            self.ctx.room()?;
+            return self.inner.visit_seq(seq);
         }
+        self.ctx.enter()?;
+        let mut seq = Seq {
+            seq,
+            items: self.node.items.map(|id| self.ctx.plan.node(id)),
+            ctx: self.ctx,
+            path: self.path,
+            index: 0,
+            assert,
+            unique: assert.filter(|a| a.unique()).map(|_| Seen::default()),
+        };
+        let value = self.inner.visit_seq(&mut seq);
+        self.ctx.leave();
+        let value = value?;
+        seq.finish()?;
+        Ok(value)
     }
 
     #[inline(always)]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         let check_keys = self.node.keys && self.ctx.check_keys;
-        if self.node.properties.is_empty() && self.node.additional.is_none() && !check_keys {
+        let assert = self.ctx.assert(self.node).filter(|a| a.on_objects());
+        let closed = self.ctx.checks && self.node.known.is_some();
+        if self.node.properties.is_empty()
+            && self.node.additional.is_none()
+            && !check_keys
+            && assert.is_none()
+            && !closed
+        {
             // Nothing guarded below: the members cannot nest further.
             self.ctx.room()?;
             return self.inner.visit_map(map);
         }
         self.ctx.enter()?;
+        let mut slot = Slot::new(check_keys);
+        slot.closed = closed;
         let value = self.inner.visit_map(Map {
             map,
             node: self.node,
             ctx: self.ctx,
             path: self.path,
-            slot: Slot::new(check_keys),
+            slot,
+            assert,
+            count: 0,
         });
         self.ctx.leave();
         value
@@ -487,10 +631,31 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, S> {
 
 struct Seq<'a, A> {
     seq: A,
-    items: &'a Node,
+    items: Option<&'a Node>,
     ctx: &'a Ctx<'a>,
     path: &'a Path<'a>,
+    /// Items read so far.
     index: usize,
+    /// The assertions on this array, when checked.
+    assert: Option<&'a Assert>,
+    /// The items' hashes, when they must be distinct.
+    unique: Option<Seen>,
+}
+
+impl<A> Seq<'_, A> {
+    /// After the last item: the count holds.
+    #[inline(always)]
+    fn finish<E: de::Error>(&mut self) -> Result<(), E> {
+        if let Some(assert) = self.assert {
+            if !assert.items(self.index as u64, true) {
+                return Err(refused());
+            }
+        }
+        match self.unique.as_mut().map(Seen::finish) {
+            Some(false) => Err(refused()),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
@@ -505,13 +670,42 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
             parent: self.path,
             index: self.index,
         };
-        self.index += 1;
-        self.seq.next_element_seed(Seed {
-            seed,
-            node: self.items,
-            ctx: self.ctx,
-            path: &path,
-        })
+        let hash = Cell::new(None);
+        let item = match (self.items, self.unique.is_some()) {
+            (Some(node), false) => self.seq.next_element_seed(Seed {
+                seed,
+                node,
+                ctx: self.ctx,
+                path: &path,
+            })?,
+            (None, false) => self.seq.next_element_seed(seed)?,
+            (Some(node), true) => self.seq.next_element_seed(Hashing {
+                seed: Seed {
+                    seed,
+                    node,
+                    ctx: self.ctx,
+                    path: &path,
+                },
+                hash: &hash,
+            })?,
+            (None, true) => self.seq.next_element_seed(Hashing { seed, hash: &hash })?,
+        };
+        if item.is_some() {
+            self.index += 1;
+            if let Some(assert) = self.assert {
+                if !assert.items(self.index as u64, false) {
+                    return Err(refused());
+                }
+            }
+            if let Some(seen) = &mut self.unique {
+                // An item that is not a scalar is left to `jsonschema`.
+                match hash.get() {
+                    Some(hash) if seen.add(hash) => {}
+                    _ => return Err(refused()),
+                }
+            }
+        }
+        Ok(item)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -528,6 +722,8 @@ struct Slot<'a> {
     seen: Option<Seen>,
     /// A key was refused as given before.
     repeated: bool,
+    /// Keys the object's schema does not declare are refused.
+    closed: bool,
 }
 
 impl<'a> Slot<'a> {
@@ -538,17 +734,26 @@ impl<'a> Slot<'a> {
             key: String::new(),
             seen: check_keys.then(Seen::default),
             repeated: false,
+            closed: false,
         }
     }
 
     #[inline(always)]
-    fn note(&mut self, node: &'a Node, key: &str) {
+    fn note<E: de::Error>(&mut self, node: &'a Node, key: &str) -> Result<(), E> {
         self.member = node.member(key);
+        if self.closed {
+            if let Member::Skip = self.member {
+                if node.refuses(key) {
+                    return Err(refused());
+                }
+            }
+        }
         // The key is kept only where a repair below may need its pointer.
         if let Member::Additional(_, true) = self.member {
             self.key.clear();
             self.key.push_str(key);
         }
+        Ok(())
     }
 
     /// Records a key's hash; an error when the object gave it before.
@@ -588,6 +793,9 @@ struct Map<'a, A> {
     ctx: &'a Ctx<'a>,
     path: &'a Path<'a>,
     slot: Slot<'a>,
+    /// The assertions on this object's member count, when checked.
+    assert: Option<&'a Assert>,
+    count: u64,
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
@@ -598,16 +806,26 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
-        if self.slot.seen.is_none() && self.node.properties.is_empty() {
+        let key = match self.node.additional {
             // No key to check and none to look up: every member follows
             // `additional` (a map, or free JSON read from a `Value`).
-            self.slot.member = match self.node.additional {
-                Some(id) if !self.node.additional_repairs => Member::Additional(id, false),
-                _ => return self.keyed(seed),
-            };
-            return self.map.next_key_seed(seed);
+            Some(id)
+                if self.slot.seen.is_none()
+                    && self.node.properties.is_empty()
+                    && !self.node.additional_repairs =>
+            {
+                self.slot.member = Member::Additional(id, false);
+                self.map.next_key_seed(seed)?
+            }
+            _ => self.keyed(seed)?,
+        };
+        if let Some(assert) = self.assert {
+            self.count += u64::from(key.is_some());
+            if !assert.members(self.count, key.is_none()) {
+                return Err(refused());
+            }
         }
-        self.keyed(seed)
+        Ok(key)
     }
 
     #[inline(always)]
@@ -773,21 +991,21 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, V> {
     #[inline(always)]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
         self.slot.check(|| hash_key(s))?;
-        self.slot.note(self.node, s);
+        self.slot.note(self.node, s)?;
         self.inner.visit_str(s)
     }
 
     #[inline(always)]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
         self.slot.check(|| hash_key(s))?;
-        self.slot.note(self.node, s);
+        self.slot.note(self.node, s)?;
         self.inner.visit_borrowed_str(s)
     }
 
     #[inline(always)]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
         self.slot.check(|| hash_key(&*s))?;
-        self.slot.note(self.node, &s);
+        self.slot.note(self.node, &s)?;
         self.inner.visit_string(s)
     }
 
@@ -846,6 +1064,153 @@ impl<'de, A: EnumAccess<'de>> EnumAccess<'de> for KeyEnum<'_, '_, A> {
             node: self.node,
             slot: self.slot,
         })
+    }
+}
+
+/// The error that stops the pass at a value the schema's assertions do not
+/// vouch for; the failure path asks `jsonschema`.
+#[cold]
+fn refused<E: de::Error>() -> E {
+    E::custom("canon: a value the schema's assertions do not vouch for")
+}
+
+/// An item of an array whose items must be distinct: a scalar's hash is
+/// left in `hash` (anything else leaves `None`).
+struct Hashing<'h, S> {
+    seed: S,
+    hash: &'h Cell<Option<u64>>,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Hashing<'_, S> {
+    type Value = S::Value;
+
+    #[inline(always)]
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
+        self.seed.deserialize(HashDe {
+            de,
+            hash: self.hash,
+        })
+    }
+}
+
+struct HashDe<'h, D> {
+    de: D,
+    hash: &'h Cell<Option<u64>>,
+}
+
+macro_rules! forward_hash_deserialize {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[inline(always)]
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
+            self.de.$method($($arg,)* HashVis { inner: visitor, hash: self.hash })
+        }
+    )*};
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for HashDe<'_, D> {
+    type Error = D::Error;
+
+    forward_hash_deserialize! {
+        deserialize_any(); deserialize_seq();
+        deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32();
+        deserialize_i64(); deserialize_i128(); deserialize_u8(); deserialize_u16();
+        deserialize_u32(); deserialize_u64(); deserialize_u128(); deserialize_f32();
+        deserialize_f64(); deserialize_char(); deserialize_str(); deserialize_string();
+        deserialize_bytes(); deserialize_byte_buf(); deserialize_option(); deserialize_unit();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str);
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map();
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_identifier(); deserialize_ignored_any();
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.de.is_human_readable()
+    }
+}
+
+struct HashVis<'h, V> {
+    inner: V,
+    hash: &'h Cell<Option<u64>>,
+}
+
+macro_rules! hashed_scalar_visits {
+    ($($method:ident($ty:ty) => |$v:ident| $scalar:expr;)*) => {$(
+        #[inline(always)]
+        fn $method<E: de::Error>(self, $v: $ty) -> Result<Self::Value, E> {
+            self.hash.set(Some(hash_scalar($scalar)));
+            self.inner.$method($v)
+        }
+    )*};
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for HashVis<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.expecting(f)
+    }
+
+    hashed_scalar_visits! {
+        visit_bool(bool) => |v| Scalar::Bool(v);
+        visit_i8(i8) => |v| Scalar::Num(Num::I(i64::from(v)));
+        visit_i16(i16) => |v| Scalar::Num(Num::I(i64::from(v)));
+        visit_i32(i32) => |v| Scalar::Num(Num::I(i64::from(v)));
+        visit_i64(i64) => |v| Scalar::Num(Num::I(v));
+        visit_u8(u8) => |v| Scalar::Num(Num::U(u64::from(v)));
+        visit_u16(u16) => |v| Scalar::Num(Num::U(u64::from(v)));
+        visit_u32(u32) => |v| Scalar::Num(Num::U(u64::from(v)));
+        visit_u64(u64) => |v| Scalar::Num(Num::U(v));
+        visit_f32(f32) => |v| Scalar::Num(Num::F(f64::from(v)));
+        visit_f64(f64) => |v| Scalar::Num(Num::F(v));
+        visit_str(&str) => |v| Scalar::Str(v);
+        visit_borrowed_str(&'de str) => |v| Scalar::Str(v);
+    }
+
+    forward_visit! {
+        visit_i128(v: i128); visit_u128(v: u128); visit_char(v: char); visit_bytes(v: &[u8]);
+        visit_borrowed_bytes(v: &'de [u8]); visit_byte_buf(v: Vec<u8>);
+    }
+
+    #[inline(always)]
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
+        self.hash.set(Some(hash_scalar(Scalar::Str(&v))));
+        self.inner.visit_string(v)
+    }
+
+    #[inline(always)]
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        self.hash.set(Some(hash_scalar(Scalar::Null)));
+        self.inner.visit_none()
+    }
+
+    #[inline(always)]
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        self.hash.set(Some(hash_scalar(Scalar::Null)));
+        self.inner.visit_unit()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        self.inner.visit_some(de)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        self.inner.visit_newtype_struct(de)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        self.inner.visit_seq(seq)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.inner.visit_map(map)
+    }
+
+    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
+        self.inner.visit_enum(data)
     }
 }
 

@@ -1,0 +1,514 @@
+//! The assertions a published schema makes beyond types (bounds, lengths,
+//! patterns, formats, item and member counts, enumerated values), compiled
+//! once into the binding plan and checked during the single pass.
+//!
+//! The checks here decide only "certainly valid": a value they cannot
+//! vouch for (a bound compared beyond the exact range of a double, an item
+//! of a set that is not a scalar, a keyword this module does not read)
+//! fails the pass, and the failure path asks `jsonschema`, which stays the
+//! authority: a call it accepts is then bound all the same. So a check here
+//! may be stricter than the schema, never looser.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use serde_json::{Map, Number, Value};
+
+use crate::types as ty;
+
+/// Integers beyond this are not compared as doubles.
+const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+
+/// Keywords that assert something this module does not check: a value at
+/// a position whose schema holds one is left to `jsonschema`.
+const UNCHECKED: [&str; 13] = [
+    "patternProperties",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "minContains",
+    "maxContains",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+
+/// A JSON number as the single pass sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Num {
+    U(u64),
+    I(i64),
+    F(f64),
+}
+
+impl Num {
+    /// The number as a double, when that is exact.
+    fn exact(self) -> Option<f64> {
+        let x = match self {
+            Num::U(u) => u as f64,
+            Num::I(i) => i as f64,
+            Num::F(f) => return f.is_finite().then_some(f),
+        };
+        (x.abs() <= EXACT).then_some(x)
+    }
+
+    fn is_integral(self) -> bool {
+        match self {
+            Num::U(_) | Num::I(_) => true,
+            Num::F(f) => f.is_finite() && f.fract() == 0.0,
+        }
+    }
+
+    /// The JSON types this number is (`5.0` is an integer too).
+    fn types(self) -> u8 {
+        if self.is_integral() {
+            ty::NUMBER | ty::INTEGER
+        } else {
+            ty::NUMBER
+        }
+    }
+
+    /// Equal as JSON Schema compares numbers (`1 == 1.0`); false when that
+    /// cannot be told exactly.
+    fn equals(self, n: &Number) -> bool {
+        if let (Num::U(a), Some(b)) = (self, n.as_u64()) {
+            return a == b;
+        }
+        if let (Num::I(a), Some(b)) = (self, n.as_i64()) {
+            return a == b;
+        }
+        match (self.exact(), n.as_f64()) {
+            (Some(a), Some(b)) => a == b && b.abs() <= EXACT,
+            _ => false,
+        }
+    }
+}
+
+/// One schema object's assertions.
+#[derive(Debug, Default)]
+pub(crate) struct Rules {
+    /// The JSON types the schema object admits.
+    pub(crate) types: u8,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    exclusive_minimum: Option<f64>,
+    exclusive_maximum: Option<f64>,
+    multiple_of: Option<f64>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    /// `pattern` and `format`, as `jsonschema` reads them.
+    string: Option<jsonschema::Validator>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    pub(crate) unique: bool,
+    min_properties: Option<u64>,
+    max_properties: Option<u64>,
+    /// `enum`, or `const` as a one-value list.
+    values: Option<Vec<Value>>,
+    /// `not: {"const": ..}` and `not: {"enum": [..]}`.
+    excluded: Vec<Value>,
+    /// A keyword not checked here: no value is vouched for.
+    unsure: bool,
+}
+
+impl Rules {
+    /// The assertions of `schema`; `None` when it makes none.
+    pub(crate) fn compile(schema: &Map<String, Value>, types: u8) -> Option<Rules> {
+        let mut rules = Rules {
+            types,
+            ..Rules::default()
+        };
+        let number = |key: &str, unsure: &mut bool| match schema.get(key) {
+            None => None,
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(x) if x.abs() <= EXACT || n.is_f64() => Some(x),
+                _ => {
+                    *unsure = true;
+                    None
+                }
+            },
+            Some(_) => {
+                // Draft-04's boolean `exclusiveMaximum`, or a malformed one.
+                *unsure = true;
+                None
+            }
+        };
+        let mut unsure = false;
+        rules.minimum = number("minimum", &mut unsure);
+        rules.maximum = number("maximum", &mut unsure);
+        rules.exclusive_minimum = number("exclusiveMinimum", &mut unsure);
+        rules.exclusive_maximum = number("exclusiveMaximum", &mut unsure);
+        rules.multiple_of = number("multipleOf", &mut unsure);
+        let count = |key: &str, unsure: &mut bool| match schema.get(key) {
+            None => None,
+            Some(v) => {
+                let n = v.as_u64();
+                *unsure |= n.is_none();
+                n
+            }
+        };
+        rules.min_length = count("minLength", &mut unsure);
+        rules.max_length = count("maxLength", &mut unsure);
+        rules.min_items = count("minItems", &mut unsure);
+        rules.max_items = count("maxItems", &mut unsure);
+        rules.min_properties = count("minProperties", &mut unsure);
+        rules.max_properties = count("maxProperties", &mut unsure);
+        rules.unique = schema.get("uniqueItems") == Some(&Value::Bool(true));
+        rules.values = match (schema.get("enum"), schema.get("const")) {
+            (_, Some(value)) => Some(vec![value.clone()]),
+            (Some(Value::Array(values)), None) => Some(values.clone()),
+            (Some(_), None) => {
+                unsure = true;
+                None
+            }
+            (None, None) => None,
+        };
+        match schema.get("not") {
+            None => {}
+            Some(Value::Object(not)) if not.len() == 1 && not.contains_key("const") => {
+                rules.excluded.push(not["const"].clone());
+            }
+            Some(Value::Object(not)) if not.len() == 1 => match not.get("enum") {
+                Some(Value::Array(values)) => rules.excluded.extend(values.iter().cloned()),
+                _ => unsure = true,
+            },
+            Some(_) => unsure = true,
+        }
+        let pattern = schema.get("pattern");
+        let format = schema
+            .get("format")
+            .filter(|f| f.as_str().is_some_and(asserted_format));
+        if pattern.is_some() || format.is_some() {
+            let mut sub = Map::new();
+            if let Some(pattern) = pattern {
+                sub.insert("pattern".into(), pattern.clone());
+            }
+            if let Some(format) = format {
+                sub.insert("format".into(), format.clone());
+            }
+            match string_validator(&Value::Object(sub)) {
+                Some(validator) => rules.string = Some(validator),
+                None => unsure = true,
+            }
+        }
+        unsure |= UNCHECKED.iter().any(|k| schema.contains_key(*k));
+        rules.unsure = unsure;
+        rules.is_some().then_some(rules)
+    }
+
+    /// Assertions that vouch for no value: the failure path decides.
+    pub(crate) fn unsure() -> Rules {
+        Rules {
+            types: ty::ALL,
+            unsure: true,
+            ..Rules::default()
+        }
+    }
+
+    fn is_some(&self) -> bool {
+        self.minimum.is_some()
+            || self.maximum.is_some()
+            || self.exclusive_minimum.is_some()
+            || self.exclusive_maximum.is_some()
+            || self.multiple_of.is_some()
+            || self.min_length.is_some()
+            || self.max_length.is_some()
+            || self.string.is_some()
+            || self.min_items.is_some()
+            || self.max_items.is_some()
+            || self.unique
+            || self.min_properties.is_some()
+            || self.max_properties.is_some()
+            || self.values.is_some()
+            || !self.excluded.is_empty()
+            || self.unsure
+    }
+
+    /// True when the schema object certainly accepts the number `n`.
+    fn number(&self, n: Num) -> bool {
+        if self.unsure || !self.listed(|v| matches!(v, Value::Number(b) if n.equals(b))) {
+            return false;
+        }
+        let bounded = self.minimum.is_some()
+            || self.maximum.is_some()
+            || self.exclusive_minimum.is_some()
+            || self.exclusive_maximum.is_some()
+            || self.multiple_of.is_some();
+        if !bounded {
+            return true;
+        }
+        let Some(x) = n.exact() else { return false };
+        if self.minimum.is_some_and(|m| x < m)
+            || self.maximum.is_some_and(|m| x > m)
+            || self.exclusive_minimum.is_some_and(|m| x <= m)
+            || self.exclusive_maximum.is_some_and(|m| x >= m)
+        {
+            return false;
+        }
+        match self.multiple_of {
+            None => true,
+            Some(m) if m.fract() == 0.0 && m > 0.0 && x.fract() == 0.0 => x % m == 0.0,
+            // A fractional multiple is left to `jsonschema`, which rounds as
+            // it sees fit.
+            Some(_) => false,
+        }
+    }
+
+    fn string(&self, s: &str) -> bool {
+        if self.unsure || !self.listed(|v| v.as_str() == Some(s)) {
+            return false;
+        }
+        if self.min_length.is_some() || self.max_length.is_some() {
+            let n = s.chars().count() as u64;
+            if self.min_length.is_some_and(|m| n < m) || self.max_length.is_some_and(|m| n > m) {
+                return false;
+            }
+        }
+        match &self.string {
+            None => true,
+            Some(validator) => validator.is_valid(&Value::String(s.to_owned())),
+        }
+    }
+
+    fn scalar(&self, value: &Value) -> bool {
+        !self.unsure && self.listed(|v| v == value)
+    }
+
+    /// An array of `len` items so far (`done`: and no more).
+    fn items(&self, len: u64, done: bool) -> bool {
+        if self.unsure || self.values.is_some() || !self.excluded.is_empty() {
+            return false;
+        }
+        !(self.max_items.is_some_and(|m| len > m)
+            || done && self.min_items.is_some_and(|m| len < m))
+    }
+
+    /// An object of `len` members so far (`done`: and no more).
+    fn members(&self, len: u64, done: bool) -> bool {
+        if self.unsure || self.values.is_some() || !self.excluded.is_empty() {
+            return false;
+        }
+        !(self.max_properties.is_some_and(|m| len > m)
+            || done && self.min_properties.is_some_and(|m| len < m))
+    }
+
+    /// True when `enum`/`const` list the value (or there is no list) and
+    /// `not` does not exclude it.
+    fn listed(&self, is: impl Fn(&Value) -> bool) -> bool {
+        self.values
+            .as_ref()
+            .is_none_or(|values| values.iter().any(&is))
+            && !self.excluded.iter().any(is)
+    }
+}
+
+/// Formats checked as assertions: those `jsonschema` implements. Formats
+/// it does not know (schemars' `uint32`, `double`, ...) only annotate.
+pub(crate) fn asserted_format(format: &str) -> bool {
+    ASSERTED_FORMATS.contains(&format)
+}
+
+/// The formats canon asserts, as JSON Schema 2020-12's format-assertion
+/// vocabulary defines them.
+pub(crate) const ASSERTED_FORMATS: [&str; 19] = [
+    "date",
+    "date-time",
+    "duration",
+    "email",
+    "hostname",
+    "idn-email",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "iri",
+    "iri-reference",
+    "json-pointer",
+    "regex",
+    "relative-json-pointer",
+    "time",
+    "uri",
+    "uri-reference",
+    "uri-template",
+    "uuid",
+];
+
+fn string_validator(schema: &Value) -> Option<jsonschema::Validator> {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .ok()
+}
+
+/// The assertions at one plan position: a value is vouched for when some
+/// schema object of the position admits its type and asserts nothing, or
+/// one that admits it certainly accepts it.
+#[derive(Debug, Default)]
+pub(crate) struct Assert {
+    /// The types admitted by a schema object with no assertion.
+    pub(crate) free: u8,
+    pub(crate) alternatives: Vec<std::sync::Arc<Rules>>,
+}
+
+impl Assert {
+    #[inline]
+    fn any(&self, kind: u8, ok: impl Fn(&Rules) -> bool) -> bool {
+        self.free & kind != 0
+            || self
+                .alternatives
+                .iter()
+                .any(|r| r.types & kind != 0 && ok(r))
+    }
+
+    pub(crate) fn number(&self, n: Num) -> bool {
+        let kind = n.types();
+        // `5.0` is an integer to a schema; an integral double at a
+        // `number` position is a number.
+        self.free & kind != 0
+            || self
+                .alternatives
+                .iter()
+                .any(|r| r.types & kind != 0 && r.number(n))
+    }
+
+    pub(crate) fn string(&self, s: &str) -> bool {
+        self.any(ty::STRING, |r| r.string(s))
+    }
+
+    pub(crate) fn boolean(&self, b: bool) -> bool {
+        self.any(ty::BOOLEAN, |r| r.scalar(&Value::Bool(b)))
+    }
+
+    pub(crate) fn null(&self) -> bool {
+        self.any(ty::NULL, |r| r.scalar(&Value::Null))
+    }
+
+    pub(crate) fn items(&self, len: u64, done: bool) -> bool {
+        self.any(ty::ARRAY, |r| r.items(len, done))
+    }
+
+    /// True when an array here must hold distinct items (every schema
+    /// object admitting arrays says so, and none is free).
+    pub(crate) fn unique(&self) -> bool {
+        self.free & ty::ARRAY == 0
+            && self
+                .alternatives
+                .iter()
+                .any(|r| r.types & ty::ARRAY != 0 && r.unique)
+    }
+
+    pub(crate) fn members(&self, len: u64, done: bool) -> bool {
+        self.any(ty::OBJECT, |r| r.members(len, done))
+    }
+
+    /// True when something is asserted of arrays here.
+    pub(crate) fn on_arrays(&self) -> bool {
+        self.free & ty::ARRAY == 0 && self.alternatives.iter().any(|r| r.types & ty::ARRAY != 0)
+    }
+
+    /// True when something is asserted of objects here.
+    pub(crate) fn on_objects(&self) -> bool {
+        self.free & ty::OBJECT == 0 && self.alternatives.iter().any(|r| r.types & ty::OBJECT != 0)
+    }
+}
+
+/// The hash a scalar item of a set is remembered by: equal JSON values
+/// (`1` and `1.0`) hash alike.
+pub(crate) fn hash_scalar(value: Scalar<'_>) -> u64 {
+    let mut h = foldhash::fast::FixedState::with_seed(1).build_hasher();
+    match value {
+        Scalar::Null => 0u8.hash(&mut h),
+        Scalar::Bool(b) => (1u8, b).hash(&mut h),
+        Scalar::Str(s) => (2u8, s).hash(&mut h),
+        Scalar::Num(n) => match n {
+            Num::U(u) => (3u8, i128::from(u)).hash(&mut h),
+            Num::I(i) => (3u8, i128::from(i)).hash(&mut h),
+            Num::F(f) if f.fract() == 0.0 && f.abs() < 1e30 => (3u8, f as i128).hash(&mut h),
+            Num::F(f) => (4u8, f.to_bits()).hash(&mut h),
+        },
+    }
+    h.finish()
+}
+
+/// A scalar item, for [`hash_scalar`].
+#[derive(Clone, Copy)]
+pub(crate) enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    Str(&'a str),
+    Num(Num),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rules(schema: Value) -> Rules {
+        let types = ty::ALL;
+        Rules::compile(schema.as_object().unwrap(), types).unwrap()
+    }
+
+    #[test]
+    fn numbers_within_bounds_and_multiples() {
+        let r = rules(json!({"minimum": 1, "maximum": 11, "multipleOf": 2}));
+        assert!(r.number(Num::U(2)));
+        assert!(r.number(Num::F(10.0)));
+        assert!(!r.number(Num::U(12)));
+        assert!(!r.number(Num::U(3)));
+        assert!(!r.number(Num::I(-2)));
+        assert!(!r.number(Num::U(u64::MAX)), "beyond 2^53: not vouched for");
+        let r = rules(json!({"exclusiveMaximum": 2.5}));
+        assert!(r.number(Num::F(2.4)));
+        assert!(!r.number(Num::F(2.5)));
+    }
+
+    #[test]
+    fn strings_by_length_pattern_and_format() {
+        let r = rules(json!({"minLength": 2, "maxLength": 3, "pattern": "^[a-z]+$"}));
+        assert!(r.string("ab"));
+        assert!(
+            rules(json!({"maxLength": 2})).string("éé"),
+            "lengths count characters"
+        );
+        assert!(!r.string("a"));
+        assert!(!r.string("abcd"));
+        assert!(!r.string("AB"));
+        let r = rules(json!({"format": "email"}));
+        assert!(r.string("ada@example.com"));
+        assert!(!r.string("ada"));
+        assert!(Rules::compile(json!({"format": "uint32"}).as_object().unwrap(), 0).is_none());
+    }
+
+    #[test]
+    fn enumerated_and_excluded_values() {
+        let r = rules(json!({"enum": [1, "a", null]}));
+        assert!(r.number(Num::F(1.0)));
+        assert!(r.string("a"));
+        assert!(!r.string("b"));
+        assert!(r.scalar(&Value::Null));
+        let r = rules(json!({"not": {"const": 0}}));
+        assert!(!r.number(Num::U(0)));
+        assert!(r.number(Num::U(1)));
+        assert!(rules(json!({"not": {"type": "string"}})).unsure);
+        assert!(rules(json!({"if": {}})).unsure);
+    }
+
+    #[test]
+    fn equal_numbers_hash_alike() {
+        assert_eq!(
+            hash_scalar(Scalar::Num(Num::U(1))),
+            hash_scalar(Scalar::Num(Num::F(1.0)))
+        );
+        assert_eq!(
+            hash_scalar(Scalar::Num(Num::I(-1))),
+            hash_scalar(Scalar::Num(Num::F(-1.0)))
+        );
+        assert_ne!(
+            hash_scalar(Scalar::Str("1")),
+            hash_scalar(Scalar::Num(Num::U(1)))
+        );
+    }
+}

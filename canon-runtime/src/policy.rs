@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::export::Dialect;
 use crate::repair::RepairRule;
 
 /// The set of repair rules canon applies when binding a call.
@@ -35,6 +36,10 @@ use crate::repair::RepairRule;
 pub struct Policy {
     bits: u8,
 }
+
+/// Not a rule: the tools were declared in a dialect that makes optional
+/// properties required and nullable, so `null` there means "absent".
+const DECLARED_NULLABLE: u8 = 128;
 
 impl Policy {
     /// The core rule alone.
@@ -96,9 +101,61 @@ impl Policy {
         b != 0 && self.bits & b == b
     }
 
-    /// True when an opt-in rule (anything beyond the core rule) is enabled.
+    /// True when an opt-in rule (anything beyond the core rule) is enabled,
+    /// or the policy binds calls made against a strict declaration.
     pub const fn has_opt_in(self) -> bool {
         self.bits & !bit(RepairRule::ScalarToArray) != 0
+    }
+
+    /// This policy for calls made against tools declared in `dialect`.
+    ///
+    /// A strict OpenAI declaration (`Dialect::OpenAi { strict: true }`,
+    /// `Dialect::OpenAiResponses { strict: true }`) makes every optional
+    /// property required and nullable, so a model following it sends `null`
+    /// for a parameter it leaves at its default. Under the returned policy
+    /// such a `null` binds as the property being absent (the default, or
+    /// `None`), with no repair recorded: the declaration allowed it. Other
+    /// dialects publish optional properties as optional, and change nothing.
+    ///
+    /// A [`Toolbox`](crate::Toolbox) does this by itself for the dialects it
+    /// exports; use [`Toolbox::declared_in`](crate::Toolbox::declared_in)
+    /// when you declare the tools to the model some other way.
+    ///
+    /// ```
+    /// use canon::{Dialect, Policy, ToolSpec};
+    /// use serde_json::json;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Args {
+    ///     #[serde(default)]
+    ///     days: u32,
+    /// }
+    ///
+    /// let spec = ToolSpec::of::<Args>("forecast", "Forecast the weather.");
+    /// let call = json!({"days": null});
+    /// assert!(spec.bind::<Args>(&call).is_err());
+    /// let strict = Policy::DEFAULT.declared_in(Dialect::OpenAi { strict: true });
+    /// let bound = spec.bind_with::<Args>(&call, strict).unwrap();
+    /// assert_eq!(bound.args.days, 0);
+    /// assert!(bound.repairs.is_empty());
+    /// ```
+    #[must_use]
+    pub const fn declared_in(self, dialect: Dialect) -> Policy {
+        match dialect {
+            Dialect::OpenAi { strict: true } | Dialect::OpenAiResponses { strict: true } => {
+                Policy {
+                    bits: self.bits | DECLARED_NULLABLE,
+                }
+            }
+            _ => self,
+        }
+    }
+
+    /// True when `null` at an optional property binds as absent, because
+    /// the declaration the model was shown made it nullable (see
+    /// [`declared_in`](Self::declared_in)).
+    pub const fn nulls_declared(self) -> bool {
+        self.bits & DECLARED_NULLABLE != 0
     }
 
     /// The enabled rules, in the order of [`RULES`](Self::RULES).
@@ -126,7 +183,12 @@ impl Default for Policy {
 
 impl fmt::Debug for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.rules()).finish()
+        let mut set = f.debug_set();
+        set.entries(self.rules());
+        if self.nulls_declared() {
+            set.entry(&format_args!("nulls_declared"));
+        }
+        set.finish()
     }
 }
 

@@ -6,6 +6,7 @@ use std::fmt;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::join_all;
@@ -445,6 +446,9 @@ pub struct Toolbox {
     index: HashMap<String, usize>,
     repair_notes: bool,
     policy: Policy,
+    /// A declaration in a dialect that makes optional properties nullable
+    /// was exported (or named with `declared_in`).
+    nulls_declared: AtomicBool,
     limits: Limits,
     stats: Mutex<BTreeMap<String, ToolStats>>,
 }
@@ -512,9 +516,41 @@ impl Toolbox {
         self
     }
 
-    /// The policy calls are bound with, beside each tool's own.
+    /// Binds calls made against the tools as declared in `dialect`, for a
+    /// toolbox whose tools you declare to the model yourself (through
+    /// [`ToolSpec::export`], or another library).
+    ///
+    /// A toolbox binds what it published: after
+    /// [`export`](Self::export) in a strict OpenAI dialect it binds that
+    /// declaration's calls with no further setting. A strict OpenAI
+    /// declaration makes every optional parameter required and nullable, so
+    /// a model following it sends `null` for a parameter it leaves at its
+    /// default; that `null` binds as the parameter being absent, with no
+    /// repair noted (see [`Policy::declared_in`]). Other dialects change
+    /// nothing.
+    ///
+    /// ```
+    /// use canon::{Dialect, Toolbox};
+    ///
+    /// let toolbox = Toolbox::new().declared_in(Dialect::OpenAi { strict: true });
+    /// assert!(toolbox.current_policy().nulls_declared());
+    /// ```
+    #[must_use]
+    pub fn declared_in(self, dialect: Dialect) -> Self {
+        if Policy::STRICT.declared_in(dialect).nulls_declared() {
+            self.nulls_declared.store(true, Ordering::Relaxed);
+        }
+        self
+    }
+
+    /// The policy calls are bound with, beside each tool's own (with
+    /// [`Policy::nulls_declared`] once a strict declaration was exported).
     pub fn current_policy(&self) -> Policy {
-        self.policy
+        if self.nulls_declared.load(Ordering::Relaxed) {
+            self.policy.declared_in(Dialect::OpenAi { strict: true })
+        } else {
+            self.policy
+        }
     }
 
     /// Whether messages carry repair notes.
@@ -540,7 +576,15 @@ impl Toolbox {
             .specs()
             .map(|spec| spec.export(dialect))
             .collect::<Result<Vec<_>, _>>()?;
+        self.declare(dialect);
         Ok(crate::export::wrap(dialect, tools))
+    }
+
+    /// From now on, binds what a declaration in `dialect` allows.
+    fn declare(&self, dialect: Dialect) {
+        if Policy::STRICT.declared_in(dialect).nulls_declared() {
+            self.nulls_declared.store(true, Ordering::Relaxed);
+        }
     }
 
     /// [`export`](Self::export), declaring each tool that a strict dialect
@@ -566,6 +610,7 @@ impl Toolbox {
                 Err(error) => return Err(error),
             }
         }
+        self.declare(dialect);
         Ok((crate::export::wrap(dialect, tools), relaxed))
     }
 
@@ -654,7 +699,7 @@ impl Toolbox {
             ));
         }
         let empty_object = Value::Object(Default::default());
-        let policy = self.policy;
+        let policy = self.current_policy();
         let (invocation, empty) = match &arguments {
             Arguments::Json(Value::Null) => (tool.invoke(&empty_object, context, policy), true),
             Arguments::Json(value) => (tool.invoke(value, context, policy), false),

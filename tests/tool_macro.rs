@@ -137,6 +137,7 @@ mod outcome {
     pub type Result<T> = std::result::Result<T, String>;
 }
 
+/// Count one more, failing past 100.
 #[tool]
 fn alias_result(mut count: u8) -> outcome::Result<u8> {
     count += 1;
@@ -147,9 +148,11 @@ fn alias_result(mut count: u8) -> outcome::Result<u8> {
     }
 }
 
+/// Do nothing, with no parameters.
 #[tool]
 fn no_parameters() {}
 
+/// Echo the matches (raw identifiers as names).
 #[tool]
 fn r#type(r#match: Vec<String>) -> Vec<String> {
     r#match
@@ -197,6 +200,7 @@ impl serde::Serialize for NotSerializable {
     }
 }
 
+/// Return an output that refuses to serialize.
 #[tool]
 fn opaque() -> NotSerializable {
     NotSerializable

@@ -81,6 +81,9 @@ impl ToolAttr {
                 errors.spanned(&value, "the tool name must not be empty");
                 continue;
             }
+            if ident == "description" && value.value().trim().is_empty() {
+                errors.spanned_whole(&value, crate::check::EMPTY_DESCRIPTION);
+            }
             *slot = Some(value);
         }
         attr

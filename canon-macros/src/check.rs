@@ -3,7 +3,14 @@
 
 use syn::{FnArg, ItemFn, Pat, Type};
 
+use crate::attr::ToolAttr;
 use crate::errors::Errors;
+
+/// Why a tool needs a description, and where canon reads it.
+const NO_DESCRIPTION: &str = "this tool has no description, and a model cannot choose a tool it is not told about: add a `///` doc comment saying what the tool does, or #[tool(description = \"...\")]";
+
+/// Why `description = ""` is refused.
+pub(crate) const EMPTY_DESCRIPTION: &str = "the tool description must not be empty: a model cannot choose a tool it is not told about; say what the tool does";
 
 /// Why canon forbids a tool that is an `unsafe fn`.
 const UNSAFE_FN: &str = "canon forbids a tool that is an `unsafe fn`: it is called with arguments chosen by a model; keep unsafe code inside a safe function";
@@ -13,6 +20,14 @@ const UNSAFE_FN: &str = "canon forbids a tool that is an `unsafe fn`: it is call
 pub(crate) enum Place {
     Free,
     Method,
+}
+
+/// The description the model reads to choose the tool: the doc comment, or
+/// `description = "..."` (whose emptiness `attr` reports).
+pub(crate) fn description(func: &ItemFn, attr: &ToolAttr, errors: &mut Errors) {
+    if attr.description.is_none() && crate::model::doc_text(&func.attrs).is_empty() {
+        errors.spanned_whole(&func.sig.ident, NO_DESCRIPTION);
+    }
 }
 
 pub(crate) fn signature(func: &ItemFn, place: Place, errors: &mut Errors) {

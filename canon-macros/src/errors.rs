@@ -6,14 +6,14 @@ use proc_macro2::TokenStream;
 #[derive(Default)]
 pub(crate) struct Errors {
     first: Option<syn::Error>,
+    /// Some error leaves no tool to generate.
+    stops_generation: bool,
 }
 
 impl Errors {
     pub(crate) fn push(&mut self, error: syn::Error) {
-        match &mut self.first {
-            Some(first) => first.combine(error),
-            None => self.first = Some(error),
-        }
+        self.stops_generation = true;
+        self.combine(error);
     }
 
     pub(crate) fn spanned(
@@ -24,8 +24,27 @@ impl Errors {
         self.push(syn::Error::new_spanned(tokens, message));
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.first.is_none()
+    /// An error that leaves the tool whole (it lacks a description): the
+    /// tool is still generated beside the error, so its uses add none.
+    pub(crate) fn spanned_whole(
+        &mut self,
+        tokens: impl quote::ToTokens,
+        message: impl std::fmt::Display,
+    ) {
+        self.combine(syn::Error::new_spanned(tokens, message));
+    }
+
+    fn combine(&mut self, error: syn::Error) {
+        match &mut self.first {
+            Some(first) => first.combine(error),
+            None => self.first = Some(error),
+        }
+    }
+
+    /// True when some error leaves no tool to generate: emit the user's
+    /// code and the errors only.
+    pub(crate) fn stops_generation(&self) -> bool {
+        self.stops_generation
     }
 
     pub(crate) fn into_compile_errors(self) -> TokenStream {

@@ -42,7 +42,9 @@ use crate::model::ToolFn;
 /// `T: Serialize` is the output, `E: Display` the tool's own error. Each
 /// parameter is `name: Type` with `Type: Deserialize + JsonSchema` owned.
 ///
-/// Compile errors, each on its own token and all reported together: generic
+/// Compile errors, each on its own token and all reported together: a tool
+/// without a description (neither a doc comment nor `description = "..."`:
+/// a model cannot choose a tool it is not told about), generic
 /// functions, `where` clauses, `self`, an `unsafe fn` (canon forbids it), patterns other than a
 /// plain name, `impl Trait` or reference parameters, attributes other than
 /// doc comments on parameters, unknown, duplicate or malformed keys, unknown
@@ -127,9 +129,10 @@ fn expand_tool(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
             return quote! { #item #errors };
         }
     };
+    check::description(&func, &attr, &mut errors);
     check::signature(&func, check::Place::Free, &mut errors);
     let emitted = without_parameter_attributes(func.clone());
-    if !errors.is_empty() {
+    if errors.stops_generation() {
         // Emit the function too, so a mistake in the attribute gives one
         // error rather than a cascade where the function is used; a function
         // with `self` would only add rustc's own error, so it is left out.
@@ -147,7 +150,8 @@ fn expand_tool(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     }
     let model = ToolFn::new(attr, &func);
     let generated = expand::tool(&model, &expand::Target::Free);
-    quote! { #emitted #generated }
+    let errors = errors.into_compile_errors();
+    quote! { #emitted #generated #errors }
 }
 
 /// The user's function as written, minus the parameter doc comments that

@@ -82,6 +82,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             sig: method.sig.clone(),
             block: Box::new(method.block.clone()),
         };
+        check::description(&func, &attr, &mut errors);
         check::signature(&func, Place::Method, &mut errors);
         // Parameter doc comments move to the arguments struct.
         let stripped = crate::without_parameter_attributes(func.clone());
@@ -89,7 +90,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         found.push((attr, func));
     }
 
-    let (Some(self_ty), true) = (self_ty, errors.is_empty()) else {
+    let (Some(self_ty), false) = (self_ty, errors.stops_generation()) else {
         let errors = errors.into_compile_errors();
         return quote! { #block #errors };
     };
@@ -101,8 +102,10 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         units.push(expand::unit_name(&model, &target));
         generated.push(expand::tool(&model, &target));
     }
+    let errors = errors.into_compile_errors();
     quote! {
         #block
+        #errors
 
         #(#generated)*
 

@@ -149,7 +149,7 @@ fn is_result(ty: &Type) -> bool {
 
 /// Doc comment text, as schemars reads it: one leading space dropped from
 /// each line, lines joined with newlines, then trimmed.
-fn doc_text(attrs: &[Attribute]) -> String {
+pub(crate) fn doc_text(attrs: &[Attribute]) -> String {
     let lines: Vec<String> = attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))

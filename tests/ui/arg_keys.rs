@@ -1,5 +1,6 @@
 use canon::tool;
 
+/// Search for the query.
 #[tool]
 fn search(
     #[arg(rename = "q", renam = "x", descripton = "typo", strict)] query: String,

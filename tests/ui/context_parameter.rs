@@ -1,5 +1,6 @@
 use canon::{tool, Context};
 
+/// Find the query.
 #[tool]
 fn find(#[arg(rename = "c")] cx: Context<String>, query: String) -> String {
     let _ = cx;

@@ -1,5 +1,6 @@
 use canon::tool;
 
+/// Search for the query.
 #[tool(name = "search", name = "find")]
 fn search(query: String) -> String {
     query

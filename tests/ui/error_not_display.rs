@@ -3,6 +3,7 @@ use canon::tool;
 #[derive(Debug)]
 pub struct Failure;
 
+/// Report on the query.
 #[tool]
 fn report(query: String) -> Result<String, Failure> {
     Ok(query)

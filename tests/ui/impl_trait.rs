@@ -1,5 +1,6 @@
 use canon::tool;
 
+/// Show a value.
 #[tool]
 fn show(value: impl std::fmt::Display) -> String {
     value.to_string()

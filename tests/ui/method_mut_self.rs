@@ -4,6 +4,7 @@ struct Counter {
 
 #[canon::tools]
 impl Counter {
+    /// Bump the counter.
     #[tool]
     fn bump(&mut self, by: u32) -> u32 {
         self.count += by;

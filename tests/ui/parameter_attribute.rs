@@ -1,5 +1,6 @@
 use canon::tool;
 
+/// Search for the query.
 #[tool]
 fn search(#[allow(unused)] query: String) -> String {
     query

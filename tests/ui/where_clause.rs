@@ -1,5 +1,6 @@
 use canon::tool;
 
+/// Pick one of the items.
 #[tool]
 fn pick(items: Vec<String>) -> usize
 where

@@ -4,7 +4,7 @@
 
 mod shapes;
 
-use canon::{Dialect, Policy, RepairRule, ToolCall, ToolOutcome, ToolSpec};
+use canon::{tool, Dialect, Policy, RepairRule, Tool, ToolCall, ToolOutcome, ToolSpec};
 use serde_json::{json, Map, Value};
 
 fn refusals(dialect: Dialect) -> Vec<String> {
@@ -60,6 +60,7 @@ fn each_dialect_refuses_what_it_cannot_say_with_the_tool_and_pointer() {
     assert_eq!(
         refusals(Dialect::Gemini),
         [
+            "the tool `tag` cannot be declared for gemini at /properties/labels: an object with free-form members (a map); Gemini refuses an OBJECT whose `properties` are empty (`Dialect::GeminiJsonSchema` can declare it)",
             "the tool `plant` cannot be declared for gemini at /properties/tree/properties/children/items: a recursive type (`$ref: #/$defs/Tree`); Gemini needs every definition inlined",
             "the tool `grow` cannot be declared for gemini at /properties/children/items/properties/children/items: a recursive type (`$ref: #`); Gemini needs every definition inlined",
         ]
@@ -165,7 +166,8 @@ fn strict_falls_back_only_when_asked() {
             ("plant", true),
             ("search_code", true),
             ("label_issue", true),
-            ("grow", true)
+            ("grow", true),
+            ("ping", true)
         ]
     );
 }
@@ -202,6 +204,199 @@ fn names_are_checked_per_dialect() {
         "the tool `has space` cannot be declared for openai: the name `has space` is not allowed (it contains ' '); a name is 1 to 64 of A-Z, a-z, 0-9, `_` and `-`"
     );
     assert!(named(&"a".repeat(129)).export(Dialect::Mcp).is_err());
+}
+
+/// Users of a service whose API names fields as it likes.
+#[tool]
+pub fn find_user(
+    /// The user's display name.
+    #[arg(rename = "display name")]
+    name: String,
+) -> String {
+    name
+}
+
+#[test]
+fn anthropic_refuses_property_names_the_api_refuses() {
+    // The Messages API refuses a whole request whose input schema has a
+    // property name outside `^[a-zA-Z0-9_.-]{1,64}$`, at any depth.
+    let refused = |schema: Value, strict: bool| {
+        ToolSpec::new("t", "", schema)
+            .export(Dialect::Anthropic { strict })
+            .unwrap_err()
+    };
+    let string = json!({"type": "string"});
+    let long = "p".repeat(65);
+    for (schema, pointer, problem) in [
+        (
+            json!({"type": "object", "properties": {"filter[id]": string}}),
+            "/properties/filter[id]".to_owned(),
+            "it contains '['",
+        ),
+        (
+            json!({"type": "object", "properties": {long.clone(): string}}),
+            format!("/properties/{long}"),
+            "it has 65 characters",
+        ),
+        (
+            json!({"type": "object", "properties": {"": string}}),
+            "/properties/".to_owned(),
+            "it is empty",
+        ),
+        (
+            json!({"type": "object", "properties": {"outer": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"naïve": string}},
+            }}}),
+            "/properties/outer/items/properties/naïve".to_owned(),
+            "it contains 'ï'",
+        ),
+        (
+            json!({
+                "type": "object",
+                "properties": {"x": {"$ref": "#/$defs/X"}},
+                "$defs": {"X": {"type": "object", "properties": {"a/b": string}}},
+            }),
+            "/$defs/X/properties/a~1b".to_owned(),
+            "it contains '/'",
+        ),
+    ] {
+        for strict in [false, true] {
+            let error = refused(schema.clone(), strict);
+            assert_eq!(error.pointer, pointer, "strict: {strict}");
+            assert!(
+                error.reason.contains(&format!("({problem})")),
+                "{}",
+                error.reason
+            );
+        }
+    }
+    // Through #[tool]: a renamed parameter, and the whole message.
+    assert_eq!(
+        FindUser.spec().export(Dialect::Anthropic { strict: false }).unwrap_err().to_string(),
+        "the tool `find_user` cannot be declared for anthropic at /properties/display name: the property name `display name` is not allowed (it contains ' '); Anthropic takes 1 to 64 of A-Z, a-z, 0-9, `_`, `.` and `-`"
+    );
+    assert_eq!(
+        FindUser
+            .spec()
+            .export(Dialect::Anthropic { strict: true })
+            .unwrap_err()
+            .pointer,
+        "/properties/display name"
+    );
+    // What the pattern allows, at its longest; other dialects are not asked.
+    let allowed = "a.b-c_D9".repeat(8);
+    let spec = ToolSpec::new(
+        "t",
+        "",
+        json!({"type": "object", "properties": {allowed: string}}),
+    );
+    for dialect in [
+        Dialect::Anthropic { strict: false },
+        Dialect::Anthropic { strict: true },
+    ] {
+        assert!(spec.export(dialect).is_ok(), "{dialect:?}");
+    }
+    assert!(FindUser
+        .spec()
+        .export(Dialect::OpenAi { strict: false })
+        .is_ok());
+}
+
+#[test]
+fn gemini_declares_a_tool_without_parameters_without_them() {
+    // An OBJECT with empty `properties` is refused by the API; a
+    // declaration may leave `parameters` out.
+    for schema in [
+        json!({"type": "object", "additionalProperties": false}),
+        json!({"type": "object", "properties": {}}),
+        json!({"type": "object"}),
+        json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "Ping", "type": "object"}),
+    ] {
+        let spec = ToolSpec::new("ping", "Ping the service.", schema.clone());
+        assert_eq!(
+            spec.export(Dialect::Gemini).unwrap(),
+            json!({"name": "ping", "description": "Ping the service."}),
+            "{schema}"
+        );
+    }
+    let toolbox = shapes::toolbox();
+    let ping = toolbox.get("ping").unwrap().spec();
+    assert_eq!(
+        ping.export(Dialect::Gemini).unwrap(),
+        json!({"name": "ping", "description": "Ping the service (a tool without parameters)."})
+    );
+    // JSON Schema has no such rule: `parametersJsonSchema` stays.
+    assert_eq!(
+        ping.export(Dialect::GeminiJsonSchema).unwrap()["parametersJsonSchema"],
+        json!({"type": "object", "additionalProperties": false})
+    );
+}
+
+#[test]
+fn gemini_refuses_objects_without_properties_below_the_root() {
+    let map = "an object with free-form members (a map); Gemini refuses an OBJECT whose `properties` are empty (`Dialect::GeminiJsonSchema` can declare it)";
+    let empty = "an object without properties (an empty struct); Gemini refuses an OBJECT whose `properties` are empty (`Dialect::GeminiJsonSchema` can declare it)";
+    let nested = |x: Value| json!({"type": "object", "properties": {"x": x}});
+    for (schema, pointer, reason) in [
+        // HashMap<String, String>
+        (
+            nested(json!({"type": "object", "additionalProperties": {"type": "string"}})),
+            "/properties/x",
+            map,
+        ),
+        // serde_json::Map<String, Value>
+        (
+            nested(json!({"type": "object", "additionalProperties": true})),
+            "/properties/x",
+            map,
+        ),
+        // Option<HashMap<String, u32>>
+        (
+            nested(
+                json!({"type": ["object", "null"], "additionalProperties": {"type": "integer"}}),
+            ),
+            "/properties/x",
+            map,
+        ),
+        // An empty struct, through `$ref`.
+        (
+            json!({
+                "type": "object",
+                "properties": {"x": {"$ref": "#/$defs/Nothing"}},
+                "$defs": {"Nothing": {"type": "object", "properties": {}}},
+            }),
+            "/properties/x",
+            empty,
+        ),
+        // Vec<Nothing>, Nothing denying unknown fields.
+        (
+            nested(
+                json!({"type": "array", "items": {"type": "object", "additionalProperties": false}}),
+            ),
+            "/properties/x/items",
+            empty,
+        ),
+        // A map at the root: the tool takes named members, not none.
+        (
+            json!({"type": "object", "additionalProperties": {"type": "string"}}),
+            "",
+            map,
+        ),
+    ] {
+        let error = ToolSpec::new("t", "", schema.clone())
+            .export(Dialect::Gemini)
+            .unwrap_err();
+        assert_eq!(
+            (error.pointer.as_str(), error.reason.as_str()),
+            (pointer, reason),
+            "{schema}"
+        );
+        // `parametersJsonSchema` takes JSON Schema, maps and all.
+        assert!(ToolSpec::new("t", "", schema)
+            .export(Dialect::GeminiJsonSchema)
+            .is_ok());
+    }
 }
 
 /// Every schema in `schema`, with its pointer.
@@ -406,7 +601,12 @@ fn sample(schema: &Value, root: &Value, depth: usize) -> Value {
 fn parameters_of(dialect: Dialect, entry: &Value) -> Value {
     match dialect {
         Dialect::OpenAi { .. } => entry["function"]["parameters"].clone(),
-        Dialect::OpenAiResponses { .. } | Dialect::Gemini => entry["parameters"].clone(),
+        Dialect::OpenAiResponses { .. } => entry["parameters"].clone(),
+        // A declaration without parameters: the model sends `{}`.
+        Dialect::Gemini => entry
+            .get("parameters")
+            .cloned()
+            .unwrap_or_else(|| json!({"type": "object"})),
         Dialect::Anthropic { .. } => entry["input_schema"].clone(),
         Dialect::GeminiJsonSchema => entry["parametersJsonSchema"].clone(),
         _ => entry["inputSchema"].clone(),
@@ -441,8 +641,8 @@ async fn calls_made_against_every_export_bind() {
             bound += 1;
         }
     }
-    // 6 tools in 9 dialects, but the 5 refusals above.
-    assert_eq!(bound, 49);
+    // 7 tools in 9 dialects, but the 6 refusals above.
+    assert_eq!(bound, 57);
 
     // Without the rule: `Option<T>` nulls bind to `None` ...
     let call = json!({"data_source_names": ["a"], "query": "q", "limit": null});

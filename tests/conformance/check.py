@@ -1,4 +1,6 @@
-"""Checks canon's exported tool declarations with code the providers wrote.
+"""Checks canon's exported tool declarations with code the providers wrote,
+and with the two rules their APIs enforce that no library of theirs checks
+(Gemini's non-empty OBJECT properties, Anthropic's property-name pattern).
 
 Usage: python check.py OUT_DIR   (the directory `cargo run --example export` wrote)
 
@@ -8,7 +10,9 @@ reject it, so a check that cannot fail is itself a failure.
 
 import copy
 import json
+import logging
 import pathlib
+import re
 import sys
 
 import jsonschema
@@ -87,11 +91,9 @@ def upper_types(schema):
 
 
 def gemini_proto(entry):
-    declaration = {
-        "name": entry["name"],
-        "description": entry["description"],
-        "parameters": upper_types(entry["parameters"]),
-    }
+    declaration = {"name": entry["name"], "description": entry["description"]}
+    if "parameters" in entry:
+        declaration["parameters"] = upper_types(entry["parameters"])
     json_format.ParseDict(declaration, glm.FunctionDeclaration.pb()())
 
 
@@ -107,6 +109,65 @@ for tool, entry in entries("gemini"):
     check("google-genai", f"gemini/{tool}", lambda e=entry: genai(e))
 for tool, entry in entries("gemini-json"):
     check("google-genai", f"gemini-json/{tool}", lambda e=entry: genai(e))
+
+
+# 2b. Gemini's API refuses an OBJECT without properties ("parameters.properties:
+#     should be non-empty for OBJECT type"), which neither library checks: no
+#     object schema may lack them, and a tool without parameters is declared
+#     as google-genai declares a parameterless function itself, without
+#     `parameters`.
+def schemas(schema):
+    """Every dict under `schema`: the schemas, and the maps that hold them."""
+    if isinstance(schema, dict):
+        yield schema
+        for value in schema.values():
+            yield from schemas(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            yield from schemas(value)
+
+
+def gemini_objects_have_properties(entry):
+    for schema in schemas(entry.get("parameters", {})):
+        if str(schema.get("type", "")).lower() == "object" and not schema.get("properties"):
+            raise AssertionError(f"an OBJECT without properties: {json.dumps(schema)}")
+
+
+def ping():
+    """Ping the service."""
+
+
+def gemini_no_parameters(entry):
+    # `parameters` (OpenAPI Schema), not `parametersJsonSchema`: the SDK
+    # warns that JSON Schema is preferred, which is `GeminiJsonSchema`.
+    logging.getLogger("google_genai.types").setLevel(logging.ERROR)
+    own = genai_types.FunctionDeclaration.from_callable_with_api_option(callable=ping)
+    own_fields = set(own.model_dump(exclude_none=True)) - {"name", "description"}
+    fields = set(entry) - {"name", "description"}
+    if fields != own_fields:
+        raise AssertionError(f"fields {sorted(fields)}, where google-genai declares {sorted(own_fields)}")
+    gemini_proto(entry)
+    genai(entry)
+
+
+must_reject(
+    "gemini OBJECT properties",
+    lambda: gemini_objects_have_properties(
+        {"name": "bad", "parameters": {"type": "object", "properties": {"m": {"type": "object"}}}}
+    ),
+)
+must_reject(
+    "gemini without parameters",
+    lambda: gemini_no_parameters({"name": "bad", "description": "", "parameters": {"type": "object", "properties": {}}}),
+)
+without = 0
+for tool, entry in entries("gemini"):
+    check("gemini OBJECT properties", f"gemini/{tool}", lambda e=entry: gemini_objects_have_properties(e))
+    if "parameters" not in entry:
+        without += 1
+        check("gemini without parameters", f"gemini/{tool}", lambda e=entry: gemini_no_parameters(e))
+if not without:
+    failures.append("gemini without parameters: no tool declared without parameters in the export")
 
 
 # 3. Anthropic strict: transform_schema must leave the schema as it is, so
@@ -125,6 +186,31 @@ must_reject(
 for tool, entry in entries("anthropic-strict"):
     check("anthropic transform_schema", f"anthropic-strict/{tool}",
           lambda e=entry: anthropic_fixed_point(e["input_schema"]))
+
+
+# 3b. Anthropic's API refuses a request whose input schema has a property
+#     name outside "^[a-zA-Z0-9_.-]{1,64}$" ("Property keys should match
+#     pattern"), which the SDK does not check: every name, at any depth.
+PROPERTY_NAME = re.compile(r"[a-zA-Z0-9_.-]{1,64}")
+
+
+def anthropic_property_names(schema):
+    for sub in schemas(schema):
+        properties = sub.get("properties")
+        for name in properties if isinstance(properties, dict) else ():
+            if not PROPERTY_NAME.fullmatch(name):
+                raise AssertionError(f"the property name {name!r}")
+
+
+must_reject(
+    "anthropic property names",
+    lambda: anthropic_property_names(
+        {"type": "object", "properties": {"f": {"type": "object", "properties": {"filter[id]": {"type": "string"}}}}}
+    ),
+)
+for dialect in ["anthropic", "anthropic-strict"]:
+    for tool, entry in entries(dialect):
+        check("anthropic property names", f"{dialect}/{tool}", lambda e=entry: anthropic_property_names(e["input_schema"]))
 
 
 # 4. OpenAI strict: its own strict-schema helper must leave it unchanged.

@@ -3,8 +3,8 @@
 //! a recursive root (`"$ref": "#"`), `serde_json::Value` (`true`) and
 //! `items: true`, tuples (`prefixItems`), integer and float `format`s,
 //! data-carrying enums (`oneOf` + `const`), maps and empty structs (objects
-//! without `properties`), and a default. Shared by the export tests and
-//! the conformance exporter (`examples/export.rs`).
+//! without `properties`), a default, and a tool without parameters. Shared
+//! by the export tests and the conformance exporter (`examples/export.rs`).
 #![allow(dead_code)]
 // A tool takes one parameter per property; the fixture has many.
 #![allow(clippy::too_many_arguments)]
@@ -153,6 +153,12 @@ pub async fn label_issue(
     Ok(format!("#{number}: added {}", labels.join(", ")))
 }
 
+/// Ping the service (a tool without parameters).
+#[tool]
+pub fn ping() -> String {
+    "pong".into()
+}
+
 /// A tool whose whole input is a recursive type: its schema's root is
 /// referred to as `"$ref": "#"`.
 pub fn grow() -> JsonTool {
@@ -175,6 +181,7 @@ pub fn toolbox() -> Toolbox {
         .and_then(|t| t.add(SearchCode))
         .and_then(|t| t.add(LabelIssue))
         .and_then(|t| t.add(grow()))
+        .and_then(|t| t.add(Ping))
         .expect("distinct names");
     toolbox
 }

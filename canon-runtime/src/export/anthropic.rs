@@ -1,10 +1,20 @@
 //! Anthropic tools. Any JSON Schema object at the root, without a union
-//! there; strict tool use keeps only the keywords Anthropic enforces, so its
-//! SDK's `transform_schema` has nothing left to move into a description.
+//! there, and property names the API takes; strict tool use keeps only the
+//! keywords Anthropic enforces, so its SDK's `transform_schema` has nothing
+//! left to move into a description.
 
 use serde_json::{Map, Value};
 
-use super::{post_order, strict_ref, Refusal};
+use super::{name_problem, post_order, strict_ref, Refusal};
+use crate::{pointer, walk};
+
+/// The characters of a property name besides ASCII letters and digits; the
+/// API refuses a request whose input schema has another
+/// (`^[a-zA-Z0-9_.-]{1,64}$`).
+const NAME_EXTRA: [char; 3] = ['_', '.', '-'];
+
+/// The longest property name the API takes.
+const NAME_MAX: usize = 64;
 
 /// String formats strict tool use enforces.
 const FORMATS: [&str; 10] = [
@@ -77,11 +87,37 @@ pub(super) fn input_schema(mut schema: Value, strict: bool) -> Result<Value, Ref
             "the input schema must have `\"type\": \"object\"`",
         ));
     }
+    property_names(&mut schema, "")?;
     if strict {
         let root = schema.clone();
         post_order(&mut schema, "", &mut |s, at| strict_one(s, at, &root, 0))?;
     }
     Ok(schema)
+}
+
+/// Every property name, at any depth (definitions too), as the API takes
+/// it; the first it would refuse, parents first. (`&mut` only because the
+/// shared walker is.)
+fn property_names(schema: &mut Value, at: &str) -> Result<(), Refusal> {
+    let Value::Object(obj) = schema else {
+        return Ok(());
+    };
+    if let Some(Value::Object(properties)) = obj.get("properties") {
+        for name in properties.keys() {
+            if let Some(problem) = name_problem(name, NAME_MAX, &NAME_EXTRA) {
+                return Err(Refusal::at(
+                    &pointer::push(&format!("{at}/properties"), name),
+                    format!(
+                        "the property name `{name}` is not allowed ({problem}); \
+                         Anthropic takes 1 to 64 of A-Z, a-z, 0-9, `_`, `.` and `-`"
+                    ),
+                ));
+            }
+        }
+    }
+    walk::children_mut(obj, |_, rel, sub| {
+        property_names(sub, &format!("{at}{rel}"))
+    })
 }
 
 fn strict_one(schema: &mut Value, at: &str, root: &Value, depth: usize) -> Result<(), Refusal> {

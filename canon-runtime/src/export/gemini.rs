@@ -1,7 +1,10 @@
 //! Gemini function declarations: `parameters` in the OpenAPI 3.0 subset
 //! Gemini's `Schema` takes. Every `$ref` inlined (recursion cannot be),
 //! `nullable: true` instead of a `null` type, unions as `anyOf`, enums on
-//! strings only, and no keyword outside `Schema`'s fields.
+//! strings only, and no keyword outside `Schema`'s fields. The API refuses
+//! an `OBJECT` without properties ("should be non-empty for OBJECT type"):
+//! a tool without parameters is declared without `parameters`, and such an
+//! object anywhere below the root (a map, an empty struct) is refused.
 
 use serde_json::{json, Map, Value};
 
@@ -53,10 +56,15 @@ const DROPPED: [&str; 11] = [
 /// Longest `$ref` chain inlined.
 const MAX_DEPTH: usize = 64;
 
-pub(super) fn parameters(schema: &Value) -> Result<Value, Refusal> {
+/// The `parameters` of a declaration; `None` for a tool without
+/// parameters, which Gemini declares without them.
+pub(super) fn parameters(schema: &Value) -> Result<Option<Value>, Refusal> {
     let mut out = inline(schema, schema, "", &mut Vec::new(), 0)?;
     post_order(&mut out, "", &mut convert)?;
-    Ok(out)
+    if is_object(&out) && !has_properties(&out) {
+        return Ok(None);
+    }
+    Ok(Some(out))
 }
 
 /// `node` with every `$ref` replaced by its definition; `stack` holds the
@@ -183,11 +191,41 @@ fn convert(schema: &mut Value, at: &str) -> Result<(), Refusal> {
         }
     }
     formats(obj);
+    let members = obj
+        .get("additionalProperties")
+        .is_some_and(|a| a != &Value::Bool(false));
     obj.retain(|k, _| !DROPPED.contains(&k.as_str()) && !k.starts_with("x-"));
     if let Some(key) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
         return Err(Refusal::at(at, format!("Gemini's Schema has no `{key}`")));
     }
+    if is_object(schema) && !has_properties(schema) && (members || !at.is_empty()) {
+        let what = if members {
+            "an object with free-form members (a map)"
+        } else {
+            "an object without properties (an empty struct)"
+        };
+        return Err(Refusal::at(
+            at,
+            format!(
+                "{what}; Gemini refuses an OBJECT whose `properties` are empty \
+                 (`Dialect::GeminiJsonSchema` can declare it)"
+            ),
+        ));
+    }
     Ok(())
+}
+
+/// True for a schema of type `object`.
+fn is_object(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// True when the schema declares at least one property.
+fn has_properties(schema: &Value) -> bool {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty())
 }
 
 /// `type: ["string", "null"]` as `type: "string", nullable: true`; several

@@ -41,7 +41,8 @@ pub enum Dialect {
         /// Strict tool use: only the keywords Anthropic enforces.
         strict: bool,
     },
-    /// Gemini `functionDeclarations[]` with an OpenAPI 3.0 `parameters`.
+    /// Gemini `functionDeclarations[]` with an OpenAPI 3.0 `parameters`
+    /// (left out for a tool without parameters).
     Gemini,
     /// Gemini `functionDeclarations[]` with a JSON Schema
     /// `parametersJsonSchema`.
@@ -185,11 +186,18 @@ pub(crate) fn export(spec: &ToolSpec, dialect: Dialect) -> Result<Value, ExportE
             }
             tool
         }
-        Dialect::Gemini => json!({
-            "name": name,
-            "description": description,
-            "parameters": gemini::parameters(&schema).map_err(fail)?,
-        }),
+        Dialect::Gemini => {
+            let mut declaration = json!({
+                "name": name,
+                "description": description,
+            });
+            // A tool without parameters declares none: Gemini refuses an
+            // OBJECT with empty `properties`.
+            if let Some(parameters) = gemini::parameters(&schema).map_err(fail)? {
+                declaration["parameters"] = parameters;
+            }
+            declaration
+        }
         Dialect::GeminiJsonSchema => json!({
             "name": name,
             "description": description,
@@ -227,22 +235,27 @@ fn check_name(name: &str, dialect: Dialect) -> Result<(), Refusal> {
             "1 to 128 of A-Z, a-z, 0-9, `_`, `.` and `-`",
         ),
     };
-    let count = name.chars().count();
-    let bad = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || extra.contains(c)));
-    let problem = match bad {
-        _ if count == 0 => Some("it is empty".to_owned()),
-        _ if count > max => Some(format!("it has {count} characters")),
-        Some(c) => Some(format!("it contains {c:?}")),
-        None => None,
-    };
-    match problem {
+    match name_problem(name, max, extra) {
         Some(problem) => Err(Refusal::at(
             "",
             format!("the name `{name}` is not allowed ({problem}); a name is {rule}"),
         )),
         None => Ok(()),
+    }
+}
+
+/// Why `name` is not 1 to `max` of ASCII letters, digits and `extra`, if
+/// it is not.
+pub(crate) fn name_problem(name: &str, max: usize, extra: &[char]) -> Option<String> {
+    let count = name.chars().count();
+    let bad = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || extra.contains(c)));
+    match bad {
+        _ if count == 0 => Some("it is empty".to_owned()),
+        _ if count > max => Some(format!("it has {count} characters")),
+        Some(c) => Some(format!("it contains {c:?}")),
+        None => None,
     }
 }
 

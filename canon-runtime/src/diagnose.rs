@@ -7,12 +7,14 @@
 //! accepts the call but the Rust type still does not, serde's error is
 //! reported at its path.
 
+use std::collections::HashSet;
+
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::ValidationError;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::{Received, Violation, ViolationKind};
+use crate::error::{JsonType, Received, Violation, ViolationKind};
 use crate::pointer;
 use crate::rule::Verdict;
 use crate::spec::ToolSpec;
@@ -31,6 +33,12 @@ pub(crate) fn violations<T: DeserializeOwned>(spec: &ToolSpec, value: &Value) ->
     let (_, refused) = ctx.into_parts();
     let schema = spec.input_schema();
     let mut out = explain(schema, spec.validator(), &repaired, refused);
+    if !out
+        .iter()
+        .any(|v| v.kind == ViolationKind::SchemaAsArguments)
+    {
+        merge_ranges(&mut out, ranges(schema, &repaired));
+    }
     if out.is_empty() {
         out.push(rust_type_violation::<T>(schema, value, &repaired));
     }
@@ -39,28 +47,75 @@ pub(crate) fn violations<T: DeserializeOwned>(spec: &ToolSpec, value: &Value) ->
 
 /// The violations of `repaired` (a call with the rules applied) against
 /// `schema`, with the strings the core rule refused at `refused`, sorted by
-/// pointer. Empty when the schema accepts `repaired` and nothing was
-/// refused.
+/// pointer, one per pointer and message. Empty when the schema accepts
+/// `repaired` and nothing was refused. A call that is a JSON Schema itself
+/// (see [`schema_as_arguments`]) is that one violation.
 pub(crate) fn explain(
     schema: &Value,
     validator: Option<&jsonschema::Validator>,
     repaired: &Value,
     refused: Vec<(String, Verdict)>,
 ) -> Vec<Violation> {
+    if let Some(sent) = schema_as_arguments(schema, repaired) {
+        return vec![sent];
+    }
     let mut out: Vec<Violation> = refused
         .into_iter()
         .map(|(at, verdict)| refused_string(schema, repaired, at, verdict))
         .collect();
-    let refused_at: Vec<String> = out.iter().map(|v| v.pointer.clone()).collect();
+    let mut found = Vec::new();
     if let Some(validator) = validator {
         for error in validator.iter_errors(repaired) {
-            convert(schema, repaired, &error, &mut out);
+            convert(schema, repaired, &error, &mut found);
         }
     }
-    dedup_refused(&mut out, &refused_at);
-    out.sort_by(|a, b| a.pointer.cmp(&b.pointer));
-    out.dedup();
+    if !out.is_empty() {
+        // At a refused position, the validator's type error says less than
+        // ours; and a union (a tagged enum) holding a refused string fails
+        // as a whole, for that string only ("expected an object, got the
+        // object ...").
+        let refused: HashSet<&str> = out.iter().map(|r| r.pointer.as_str()).collect();
+        let holders: HashSet<&str> = out
+            .iter()
+            .flat_map(|r| r.pointer.match_indices('/').map(|(i, _)| &r.pointer[..i]))
+            .collect();
+        found.retain(|v| {
+            let container = v
+                .received
+                .as_ref()
+                .is_some_and(|r| matches!(r.json_type, JsonType::Object | JsonType::Array));
+            let union_of_refused = v.kind == ViolationKind::WrongType
+                && container
+                && holders.contains(v.pointer.as_str());
+            !union_of_refused && !refused.contains(v.pointer.as_str())
+        });
+    }
+    out.extend(found);
+    sort_and_dedup(&mut out);
     out
+}
+
+/// Sorts by pointer and keeps one violation of each message at a pointer:
+/// a `type` and an `enum` keyword that both fail (an integer enum given a
+/// string) read the same, and the type violation is the one kept.
+fn sort_and_dedup(out: &mut Vec<Violation>) {
+    let rank = |v: &Violation| u8::from(v.kind != ViolationKind::WrongType);
+    out.sort_by(|a, b| a.pointer.cmp(&b.pointer).then(rank(a).cmp(&rank(b))));
+    // Violations at one pointer are adjacent now, and few.
+    let mut kept: Vec<Violation> = Vec::with_capacity(out.len());
+    let mut group = 0;
+    for v in out.drain(..) {
+        if kept
+            .get(group)
+            .is_none_or(|first| first.pointer != v.pointer)
+        {
+            group = kept.len();
+        } else if kept[group..].iter().any(|k| k.message == v.message) {
+            continue;
+        }
+        kept.push(v);
+    }
+    *out = kept;
 }
 
 /// What the Rust type `T` refuses in `repaired`, which the schema accepts.
@@ -72,7 +127,11 @@ fn rust_type_violation<T: DeserializeOwned>(
     match serde_path_to_error::deserialize::<_, T>(repaired) {
         Err(e) => {
             let at = serde_pointer(e.path());
-            let received = repaired.pointer(&at).map(Received::of);
+            let found = repaired.pointer(&at);
+            if let Some(range) = found.and_then(|v| whole_float_for_integer(schema, &at, v)) {
+                return range;
+            }
+            let received = found.map(Received::of);
             let expected = schema_at(schema, &at)
                 .map(|s| describe(schema, s))
                 .unwrap_or_else(|| "a value this tool accepts".to_owned());
@@ -89,18 +148,15 @@ fn rust_type_violation<T: DeserializeOwned>(
     }
 }
 
-/// The violation for a call the schema accepts (once repaired) but the
-/// Rust type `T` does not.
+/// The violations for a call the schema accepts (once repaired) but the
+/// Rust type `T` does not: the numbers outside the range of their `format`,
+/// or else serde's error at its path.
 pub(crate) fn rust_type<T: DeserializeOwned>(schema: &Value, repaired: &Value) -> Vec<Violation> {
-    vec![rust_type_violation::<T>(schema, repaired, repaired)]
-}
-
-/// At a refused position, the validator's type error says less than ours.
-fn dedup_refused(out: &mut Vec<Violation>, refused_at: &[String]) {
-    out.retain(|v| {
-        matches!(v.kind, ViolationKind::BlankString | ViolationKind::JsonText)
-            || !refused_at.contains(&v.pointer)
-    });
+    let mut out = ranges(schema, repaired);
+    if out.is_empty() {
+        out.push(rust_type_violation::<T>(schema, repaired, repaired));
+    }
+    out
 }
 
 /// The violations for members the JSON text gives twice, at `pointers`.
@@ -140,7 +196,8 @@ fn refused_string(schema: &Value, value: &Value, at: String, verdict: Verdict) -
     let expected = schema_at(schema, &at)
         .map(|s| describe(schema, s))
         .unwrap_or_else(|| "an array of strings".to_owned());
-    let received = value.pointer(&at).map(Received::of);
+    let found = value.pointer(&at);
+    let received = found.map(Received::of);
     let (kind, message) = match verdict {
         Verdict::Blank => (
             ViolationKind::BlankString,
@@ -148,14 +205,130 @@ fn refused_string(schema: &Value, value: &Value, at: String, verdict: Verdict) -
                 "expected {expected}, got a blank string; send [] for none, or the values as a list"
             ),
         ),
-        _ => (
-            ViolationKind::JsonText,
-            format!(
-                "expected {expected}, got a string holding the text of a list; send the array itself, not a string"
-            ),
-        ),
+        Verdict::CommaList => {
+            let text = found.and_then(Value::as_str).unwrap_or_default();
+            let whole = received.as_ref().map_or("\"…\"", |r| r.preview.as_str());
+            (
+                ViolationKind::CommaList,
+                format!(
+                    "expected {expected}, got a string holding a comma-separated list; \
+                     send each value as its own element ({}), or [{whole}] if it is one value",
+                    split_example(text, Items::Strings)
+                ),
+            )
+        }
+        Verdict::ListText | Verdict::Wrap => {
+            (ViolationKind::JsonText, list_text_message(&expected))
+        }
     };
     Violation::new(at, kind, expected, received, message)
+}
+
+fn list_text_message(expected: &str) -> String {
+    format!(
+        "expected {expected}, got a string holding the text of a list; send the array itself, not a string"
+    )
+}
+
+/// What the items of an array position are, for an example built from a
+/// comma-separated string.
+#[derive(Clone, Copy, PartialEq)]
+enum Items {
+    /// Strings: every part is shown as a string.
+    Strings,
+    /// Numbers or booleans: a part that reads as one is shown as one.
+    Scalars,
+}
+
+/// The comma-separated `text` as the array that was probably meant, for
+/// the model to see: `["points", "assists", "minutes"]`, at most
+/// [`PREVIEW_CHARS`](crate::error::PREVIEW_CHARS) characters (whole
+/// elements, then `…`).
+fn split_example(text: &str, items: Items) -> String {
+    const MAX: usize = crate::error::PREVIEW_CHARS;
+    let mut out = String::from("[");
+    let mut used = 1;
+    let mut first = true;
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let scalar = items == Items::Scalars
+            && (matches!(part, "true" | "false")
+                || serde_json::from_str::<serde_json::Number>(part).is_ok());
+        let shown = if scalar {
+            part.to_owned()
+        } else {
+            Value::String(part.to_owned()).to_string()
+        };
+        let sep = if first { "" } else { ", " };
+        let n = sep.len() + shown.chars().count();
+        // Room for `, …]` after this element, unless it is the last.
+        if used + n + 4 > MAX {
+            if first {
+                out.push_str(&crate::error::cut(&shown, MAX - 6));
+                out.push_str(", …]");
+            } else {
+                out.push_str(", …]");
+            }
+            return out;
+        }
+        out.push_str(sep);
+        out.push_str(&shown);
+        used += n;
+        first = false;
+    }
+    out.push(']');
+    out
+}
+
+/// The violation for a string at an array position whose items are not
+/// strings (no tolerant position): list text and comma-separated lists
+/// get the same hint as at an array of strings. `None` for other strings.
+fn string_for_array(
+    at: &str,
+    expected: &str,
+    holder: &Value,
+    value: &Value,
+    received: &Option<Received>,
+) -> Option<Violation> {
+    let text = value.as_str()?;
+    let types: Vec<&str> = match holder.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return None,
+    };
+    if !types.contains(&"array") || types.contains(&"string") {
+        return None;
+    }
+    let (kind, message) = if crate::rule::is_list_text(text) {
+        (ViolationKind::JsonText, list_text_message(expected))
+    } else if crate::rule::is_comma_list(text) {
+        let items = match holder.get("items").and_then(|i| i.get("type")) {
+            Some(Value::String(t)) if matches!(t.as_str(), "number" | "integer" | "boolean") => {
+                Some(Items::Scalars)
+            }
+            Some(Value::String(t)) if t == "string" => Some(Items::Strings),
+            _ => None,
+        };
+        let example = match items {
+            Some(items) => format!(" ({})", split_example(text, items)),
+            None => String::new(),
+        };
+        (
+            ViolationKind::CommaList,
+            format!(
+                "expected {expected}, got a string holding a comma-separated list; \
+                 send each value as its own element{example}"
+            ),
+        )
+    } else {
+        return None;
+    };
+    Some(Violation::new(
+        at,
+        kind,
+        expected,
+        received.clone(),
+        message,
+    ))
 }
 
 fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>) {
@@ -231,11 +404,14 @@ fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut
                 )),
             }
         }
-        ValidationErrorKind::Type { .. } => out.push(wrong(
-            ViolationKind::WrongType,
-            describe(schema, holder),
-            received,
-        )),
+        ValidationErrorKind::Type { .. } => {
+            let expected = describe(schema, holder);
+            let holder = resolve(schema, holder);
+            match string_for_array(&at, &expected, holder, error.instance(), &received) {
+                Some(hint) => out.push(hint),
+                None => out.push(wrong(ViolationKind::WrongType, expected, received)),
+            }
+        }
         ValidationErrorKind::Enum { .. } | ValidationErrorKind::Constant { .. } => out.push(wrong(
             ViolationKind::NotAllowed,
             describe(schema, holder),
@@ -246,6 +422,337 @@ fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut
             out.push(wrong(ViolationKind::Constraint, expected, received));
         }
     }
+}
+
+/// The keywords of JSON Schema (draft 2020-12 and the older drafts and
+/// OpenAPI forms tools publish): the keys of a schema sent as arguments.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "$schema",
+    "$id",
+    "$ref",
+    "$defs",
+    "$comment",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "definitions",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "items",
+    "prefixItems",
+    "contains",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "enum",
+    "const",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "format",
+    "nullable",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "strict",
+];
+
+/// The one violation for arguments that are a JSON Schema rather than
+/// arguments: an object with both `type` and `properties`, every key a
+/// schema keyword, none of them a parameter of the tool.
+fn schema_as_arguments(schema: &Value, args: &Value) -> Option<Violation> {
+    let sent = args.as_object()?;
+    if !(sent.contains_key("type") && sent.contains_key("properties")) {
+        return None;
+    }
+    let declared = properties(schema, schema);
+    let declared_key = |k: &str| declared.is_some_and(|d| d.contains_key(k));
+    if !sent
+        .keys()
+        .all(|k| SCHEMA_KEYWORDS.contains(&k.as_str()) && !declared_key(k))
+    {
+        return None;
+    }
+    const SHOWN: usize = 12;
+    let required: Vec<&str> = resolve(schema, schema)
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let names: Vec<&str> = declared
+        .map(|d| d.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut listed: Vec<String> = names
+        .iter()
+        .take(SHOWN)
+        .map(|name| match required.contains(name) {
+            true => format!("`{name}` (required)"),
+            false => format!("`{name}`"),
+        })
+        .collect();
+    if names.len() > SHOWN {
+        listed.push(format!("… ({} in all)", names.len()));
+    }
+    let with = match listed.as_slice() {
+        [] => "an empty object, {} (this tool takes no parameters)".to_owned(),
+        _ => format!("an object with {}", listed.join(", ")),
+    };
+    Some(Violation::new(
+        "",
+        ViolationKind::SchemaAsArguments,
+        "the arguments, not the tool's schema",
+        Some(Received::of(args)),
+        format!(
+            "got the tool's JSON Schema instead of its arguments; send the arguments themselves: {with}"
+        ),
+    ))
+}
+
+/// The range of values of a Rust number type, by the `format` schemars
+/// publishes for it.
+#[derive(Clone, Copy)]
+enum Range {
+    /// An integer type, inclusive bounds.
+    Integer(i128, i128),
+    /// `f32`: finite and at most `f32::MAX` in magnitude.
+    Float32,
+}
+
+fn format_range(format: &str) -> Option<Range> {
+    Some(match format {
+        "int8" => Range::Integer(i8::MIN.into(), i8::MAX.into()),
+        "int16" => Range::Integer(i16::MIN.into(), i16::MAX.into()),
+        "int32" => Range::Integer(i32::MIN.into(), i32::MAX.into()),
+        "int64" => Range::Integer(i64::MIN.into(), i64::MAX.into()),
+        "int128" => Range::Integer(i128::MIN, i128::MAX),
+        "int" => Range::Integer(isize::MIN as i128, isize::MAX as i128),
+        "uint8" => Range::Integer(0, u8::MAX.into()),
+        "uint16" => Range::Integer(0, u16::MAX.into()),
+        "uint32" => Range::Integer(0, u32::MAX.into()),
+        "uint64" => Range::Integer(0, u64::MAX.into()),
+        "uint128" => Range::Integer(0, i128::MAX),
+        "uint" => Range::Integer(0, usize::MAX as i128),
+        "float" => Range::Float32,
+        _ => return None,
+    })
+}
+
+/// `f` as an exact `i128`, when it is a whole number within `i128`.
+fn whole(f: f64) -> Option<i128> {
+    const LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0; // 2^127
+    (f.fract() == 0.0 && (-LIMIT..LIMIT).contains(&f)).then_some(f as i128)
+}
+
+/// The range of the number position `schema` (its `format`, narrowed by
+/// integer `minimum` and `maximum`), and whether it also admits `null`.
+fn range_of(root: &Value, schema: &Value) -> Option<(Range, bool)> {
+    let schema = non_null(root, resolve(root, schema));
+    let range = format_range(schema.get("format")?.as_str()?)?;
+    let nullable = match schema.get("type") {
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
+        _ => false,
+    } || schema.get("nullable") == Some(&Value::Bool(true));
+    let bound = |key: &str| -> Option<i128> {
+        let n = schema.get(key)?.as_number()?;
+        n.as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+    };
+    let range = match range {
+        Range::Integer(lo, hi) => Range::Integer(
+            bound("minimum").map_or(lo, |m| m.max(lo)),
+            bound("maximum").map_or(hi, |m| m.min(hi)),
+        ),
+        float => float,
+    };
+    Some((range, nullable))
+}
+
+/// The violation for the number `n` at `at` when it is outside `range`;
+/// a whole number written as a float (`3.0`) within an integer range is
+/// not (the binder decides it).
+fn out_of_format(
+    at: &str,
+    n: &serde_json::Number,
+    range: Range,
+    nullable: bool,
+) -> Option<Violation> {
+    let or_null = if nullable { " or null" } else { "" };
+    let expected = match range {
+        Range::Integer(lo, hi) => {
+            let inside = match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => (lo..=hi).contains(&i128::from(i)),
+                (_, Some(u), _) => (lo..=hi).contains(&i128::from(u)),
+                (_, _, Some(f)) => {
+                    !(lo >= 0 && f.is_sign_negative())
+                        && whole(f).is_some_and(|i| (lo..=hi).contains(&i))
+                }
+                _ => true,
+            };
+            if inside {
+                return None;
+            }
+            format!("an integer from {lo} to {hi}{or_null}")
+        }
+        Range::Float32 => {
+            if n.as_f64().is_none_or(|f| f.abs() <= f64::from(f32::MAX)) {
+                return None;
+            }
+            format!(
+                "a number from {:e} to {:e} (a 32-bit float){or_null}",
+                f32::MIN,
+                f32::MAX
+            )
+        }
+    };
+    let received = Received::of(&Value::Number(n.clone()));
+    let message = format!("expected {expected}, got {}", received.phrase());
+    Some(Violation::new(
+        at,
+        ViolationKind::Constraint,
+        expected,
+        Some(received),
+        message,
+    ))
+}
+
+/// Longest walk into a call looking for numbers out of range.
+const MAX_RANGE_DEPTH: usize = 128;
+
+/// The numbers of `value` outside the range of their position's Rust type
+/// (`format: uint32`, `int8`, `float`, ...), which JSON Schema does not
+/// check: negative (even `-0.0`) for an unsigned type, fractional for an
+/// integer type, too large for the type.
+fn ranges(root: &Value, value: &Value) -> Vec<Violation> {
+    let mut out = Vec::new();
+    walk_ranges(root, root, value, &mut String::new(), 0, &mut out);
+    out
+}
+
+fn walk_ranges(
+    root: &Value,
+    schema: &Value,
+    value: &Value,
+    at: &mut String,
+    depth: usize,
+    out: &mut Vec<Violation>,
+) {
+    if depth > MAX_RANGE_DEPTH {
+        return;
+    }
+    let schema = non_null(root, resolve(root, schema));
+    match value {
+        Value::Number(n) => {
+            if let Some((range, nullable)) = range_of(root, schema) {
+                out.extend(out_of_format(at, n, range, nullable));
+            }
+        }
+        Value::Object(members) => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            let extra = schema.get("additionalProperties").filter(|s| s.is_object());
+            for (key, member) in members {
+                if let Some(sub) = props.and_then(|p| p.get(key)).or(extra) {
+                    let len = at.len();
+                    at.push('/');
+                    at.push_str(&pointer::escape(key));
+                    walk_ranges(root, sub, member, at, depth + 1, out);
+                    at.truncate(len);
+                }
+            }
+        }
+        Value::Array(items) => {
+            let prefix = schema.get("prefixItems").and_then(Value::as_array);
+            let rest = schema.get("items").filter(|s| s.is_object());
+            for (i, item) in items.iter().enumerate() {
+                if let Some(sub) = prefix.and_then(|p| p.get(i)).or(rest) {
+                    let len = at.len();
+                    at.push('/');
+                    at.push_str(&i.to_string());
+                    walk_ranges(root, sub, item, at, depth + 1, out);
+                    at.truncate(len);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Adds the range violations, each replacing what the validator said of
+/// the same number (`expected an integer`, `at least 0`): one violation
+/// per pointer.
+fn merge_ranges(out: &mut Vec<Violation>, ranges: Vec<Violation>) {
+    if ranges.is_empty() {
+        return;
+    }
+    out.retain(|v| {
+        !(matches!(v.kind, ViolationKind::WrongType | ViolationKind::Constraint)
+            && ranges.iter().any(|r| r.pointer == v.pointer))
+    });
+    out.extend(ranges);
+    out.sort_by(|a, b| a.pointer.cmp(&b.pointer));
+}
+
+/// For serde's refusal of a whole number written as a float (`3.0`) at an
+/// integer position: the range, and the number to send instead.
+fn whole_float_for_integer(root: &Value, at: &str, value: &Value) -> Option<Violation> {
+    let n = match value {
+        Value::Number(n) if n.is_f64() => n,
+        _ => return None,
+    };
+    let (Range::Integer(lo, hi), nullable) = range_of(root, schema_at(root, at)?)? else {
+        return None;
+    };
+    let i = whole(n.as_f64()?)?;
+    let received = Received::of(value);
+    let or_null = if nullable { " or null" } else { "" };
+    let expected = format!("an integer from {lo} to {hi}{or_null}");
+    let message = format!(
+        "expected {expected}, got {}; send it as {i}, without a decimal point",
+        received.phrase()
+    );
+    Some(Violation::new(
+        at,
+        ViolationKind::Invalid,
+        expected,
+        Some(received),
+        message,
+    ))
+}
+
+/// The violation for a number in the JSON text that is beyond what a JSON
+/// number can carry here (`1e400`: serde_json's "number out of range"), at
+/// `at`, with its text when known.
+pub(crate) fn number_out_of_range(at: String, text: Option<&str>) -> Violation {
+    let expected = format!("a number from {:e} to {:e}", f64::MIN, f64::MAX);
+    let received = text.map(|t| Received {
+        json_type: JsonType::Number,
+        preview: crate::error::preview(t),
+    });
+    let got = match &received {
+        Some(r) => format!("got {}, which is out of range", r.phrase()),
+        None => "got a number out of that range".to_owned(),
+    };
+    let message = format!("expected {expected}, {got}");
+    Violation::new(at, ViolationKind::Constraint, expected, received, message)
 }
 
 /// An unknown member `name` of the object at `at`, whose schema is `object`.
@@ -284,7 +791,7 @@ fn constraint(kind: &ValidationErrorKind) -> Option<String> {
         K::UniqueItems => "an array without duplicate items".to_owned(),
         K::MinProperties { limit } => format!("an object with at least {limit} properties"),
         K::MaxProperties { limit } => format!("an object with at most {limit} properties"),
-        K::FalseSchema => "nothing at this position".to_owned(),
+        K::FalseSchema => NOTHING.to_owned(),
         _ => return None,
     })
 }
@@ -341,16 +848,20 @@ fn properties<'s>(
     resolve(root, schema).get("properties")?.as_object()
 }
 
-/// The schema of the instance position `at`, through properties, items,
-/// `additionalProperties`, `$ref` and the non-null branch of a nullable union.
+/// The schema of the instance position `at`, through properties, items
+/// (and `prefixItems`), `additionalProperties`, `$ref` and the non-null
+/// branch of a nullable union.
 fn schema_at<'s>(root: &'s Value, at: &str) -> Option<&'s Value> {
     let mut schema = root;
     for token in pointer::tokens(at) {
         schema = non_null(root, resolve(root, schema));
+        let index = token.parse::<usize>().ok();
+        let prefix = index.and_then(|i| schema.get("prefixItems")?.get(i));
         schema = match schema.get("properties").and_then(|p| p.get(&token)) {
             Some(sub) => sub,
-            None => match (token.parse::<usize>(), schema.get("items")) {
-                (Ok(_), Some(items)) => items,
+            None => match (index, prefix, schema.get("items")) {
+                (Some(_), Some(item), _) => item,
+                (Some(_), None, Some(items)) => items,
                 _ => schema
                     .get("additionalProperties")
                     .filter(|s| s.is_object())?,
@@ -374,6 +885,9 @@ fn non_null<'s>(root: &'s Value, schema: &'s Value) -> &'s Value {
     }
     schema
 }
+
+/// What an empty `enum` (or a `false` schema) accepts.
+const NOTHING: &str = "nothing (no value is allowed here)";
 
 /// What a schema accepts, in words: `an integer`, `an array of strings`,
 /// `one of "asc", "desc"`, `a string or null`.
@@ -415,6 +929,7 @@ fn describe_at(root: &Value, schema: &Value, depth: usize) -> String {
         .filter(|t| **t != "null")
         .map(|t| match *t {
             "array" => match schema.get("items") {
+                Some(items) if accepts_nothing(root, items) => "an empty array, []".to_owned(),
                 Some(items) if items.is_object() => {
                     format!("an array of {}", plural(root, items, depth + 1))
                 }
@@ -427,6 +942,16 @@ fn describe_at(root: &Value, schema: &Value, depth: usize) -> String {
         parts.push("null".to_owned());
     }
     parts.join(" or ")
+}
+
+/// True for a schema no value meets: an empty `enum`, or `false`.
+fn accepts_nothing(root: &Value, schema: &Value) -> bool {
+    let schema = resolve(root, schema);
+    schema == &Value::Bool(false)
+        || schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
 }
 
 fn singular(json_type: &str) -> String {
@@ -461,6 +986,9 @@ fn plural(root: &Value, items: &Value, depth: usize) -> String {
 
 fn one_of(values: &[Value]) -> String {
     const SHOWN: usize = 12;
+    if values.is_empty() {
+        return NOTHING.to_owned();
+    }
     let mut list: Vec<String> = values.iter().take(SHOWN).map(Value::to_string).collect();
     if values.len() > SHOWN {
         list.push(format!("… ({} in all)", values.len()));
@@ -589,5 +1117,84 @@ mod tests {
             unknown_message(("parameter", "parameters"), "zzz", &known),
             "unknown parameter; the parameters are `data_source_names`, `query`, `limit`"
         );
+    }
+
+    #[test]
+    fn numbers_against_the_range_of_their_format() {
+        let out = |format: &str, n: Value| {
+            let Value::Number(n) = n else { panic!() };
+            out_of_format("/n", &n, format_range(format).unwrap(), false).map(|v| v.message)
+        };
+        assert_eq!(out("uint64", json!(u64::MAX)), None);
+        assert_eq!(
+            out("uint64", json!(18_446_744_073_709_551_616.0)).as_deref(),
+            Some("expected an integer from 0 to 18446744073709551615, got the number 1.8446744073709552e+19")
+        );
+        assert_eq!(out("int64", json!(i64::MIN)), None);
+        assert_eq!(out("int32", json!(-0.0)), None, "whole: the binder decides");
+        assert_eq!(out("uint32", json!(3.0)), None, "whole: the binder decides");
+        assert!(out("uint32", json!(-0.0)).is_some());
+        assert!(out("uint8", json!(0.5)).is_some());
+        assert!(out("int128", json!(1e300)).is_some());
+        assert_eq!(out("uint128", json!(1e30)), None);
+        assert_eq!(out("float", json!(3.4e38)), None);
+        assert!(out("float", json!(-3.5e38)).is_some());
+        assert!(format_range("double").is_none());
+        assert!(format_range("date").is_none());
+    }
+
+    #[test]
+    fn ranges_narrow_to_the_schema_bounds_and_say_null() {
+        let root = json!({"type": "object", "properties": {
+            "n": {"type": ["integer", "null"], "format": "uint32", "minimum": 1, "maximum": 10},
+            "m": {"type": "integer", "format": "uint32", "minimum": 0}
+        }});
+        let found = ranges(&root, &json!({"n": 11, "m": 3}));
+        let [v] = found.as_slice() else { panic!() };
+        assert_eq!(v.pointer, "/n");
+        assert_eq!(v.expected, "an integer from 1 to 10 or null");
+        // serde refusing `3.0` for an integer is told the number to send.
+        let v = whole_float_for_integer(&root, "/m", &json!(3.0)).unwrap();
+        assert_eq!(
+            v.message,
+            "expected an integer from 0 to 4294967295, got the number 3.0; send it as 3, without a decimal point"
+        );
+        assert!(whole_float_for_integer(&root, "/m", &json!(3)).is_none());
+    }
+
+    #[test]
+    fn split_examples_stay_within_a_preview() {
+        assert_eq!(
+            split_example("a, b ,c", Items::Strings),
+            r#"["a", "b", "c"]"#
+        );
+        assert_eq!(
+            split_example("1, x, true", Items::Scalars),
+            r#"[1, "x", true]"#
+        );
+        assert_eq!(split_example("1, 2", Items::Strings), r#"["1", "2"]"#);
+        let long = "y".repeat(100);
+        let one = split_example(&format!("{long}, b"), Items::Strings);
+        assert!(one.chars().count() <= 64, "{one}");
+        assert!(one.ends_with("…\", …]"), "{one}");
+        let many = split_example(&"abc, ".repeat(40), Items::Strings);
+        assert!(many.chars().count() <= 64, "{many}");
+        assert!(many.ends_with("\"abc\", …]"), "{many}");
+    }
+
+    #[test]
+    fn only_a_schema_is_taken_for_a_schema() {
+        let root =
+            json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
+        assert!(schema_as_arguments(&root, &json!({"type": "object", "properties": {}})).is_some());
+        for args in [
+            json!({"type": "object"}),
+            json!({"properties": {}}),
+            json!({"type": "object", "properties": {}, "q": "x"}),
+            json!({"type": "object", "properties": {}, "extra": 1}),
+            json!([1]),
+        ] {
+            assert!(schema_as_arguments(&root, &args).is_none(), "{args}");
+        }
     }
 }

@@ -32,15 +32,29 @@ pub enum ViolationKind {
     /// A blank string where the schema says array of strings; canon does not
     /// guess whether `[]` or `[""]` was meant.
     BlankString,
-    /// A string holding the text of a list (a JSON array, or a list literal
-    /// such as `['a', 'b']`) where the schema says array: the array itself
+    /// A string holding the text of a list (a JSON array, a list literal
+    /// such as `['a', 'b']`, or bracketed comma-separated text such as
+    /// `[a, b]`) where the schema says array, of any items: the array itself
     /// must be sent, not its text.
     JsonText,
-    /// A value of the right type that breaks a constraint (range, length,
-    /// pattern, format, item count, uniqueness).
+    /// A string holding a comma-separated list (`"points, assists"`: a
+    /// comma with text on both sides) where the schema says array: canon
+    /// neither splits it nor wraps it whole, and the model is asked for
+    /// each value as its own element (or, for an array of strings, a
+    /// one-element array when it is one value, as `["Paris, France"]`).
+    CommaList,
+    /// The tool's own JSON Schema (`{"type": "object", "properties": ...}`)
+    /// was sent as its arguments: one violation for the whole call, naming
+    /// the parameters, instead of one unknown parameter per keyword.
+    SchemaAsArguments,
+    /// A value of the right type that breaks a constraint: a range (the
+    /// schema's `minimum`/`maximum`, and the range of the integer or float
+    /// `format` a Rust parameter publishes, such as `uint32` or `float`),
+    /// a number beyond what JSON can carry (`1e400`), length, pattern,
+    /// format, item count, uniqueness.
     Constraint,
     /// The schema accepts the value but the tool's Rust type does not (for
-    /// example, an integer too large for its type).
+    /// example, a value a hand-written `Deserialize` refuses).
     Invalid,
 }
 
@@ -111,14 +125,55 @@ impl Received {
     }
 }
 
-/// Cuts `text` to [`PREVIEW_CHARS`] characters, the last one an ellipsis.
-fn preview(text: &str) -> String {
-    if text.chars().count() <= PREVIEW_CHARS {
+/// Cuts `text` (a value as JSON text) to [`PREVIEW_CHARS`] characters with
+/// an ellipsis where it is cut; a cut string keeps its closing quote
+/// (`"aaaa…"`), and no escape sequence is cut in two.
+pub(crate) fn preview(text: &str) -> String {
+    cut(text, PREVIEW_CHARS)
+}
+
+/// [`preview`] to at most `max` characters (at least 3).
+pub(crate) fn cut(text: &str, max: usize) -> String {
+    let max = max.max(3);
+    if text.chars().count() <= max {
         return text.to_owned();
     }
-    let mut out: String = text.chars().take(PREVIEW_CHARS - 1).collect();
+    if text.starts_with('"') && text.ends_with('"') && text.len() >= 2 {
+        // Whole escape sequences only, then `…"`.
+        let body = &text[1..text.len() - 1];
+        let mut out = String::from('"');
+        let mut used = 1;
+        let mut rest = body;
+        while let Some(unit) = escape_unit(rest) {
+            let n = unit.chars().count();
+            if used + n > max - 2 {
+                break;
+            }
+            out.push_str(unit);
+            used += n;
+            rest = &rest[unit.len()..];
+        }
+        out.push_str("…\"");
+        return out;
+    }
+    let mut out: String = text.chars().take(max - 1).collect();
     out.push('…');
     out
+}
+
+/// The first character of JSON string text, with its escape sequence.
+fn escape_unit(text: &str) -> Option<&str> {
+    let mut chars = text.char_indices();
+    let (_, first) = chars.next()?;
+    let len = match first {
+        '\\' => match chars.next() {
+            Some((_, 'u')) => 6,
+            Some((_, c)) => 1 + c.len_utf8(),
+            None => 1,
+        },
+        c => c.len_utf8(),
+    };
+    text.get(..len.min(text.len()))
 }
 
 /// One position of a call that breaks the tool's schema.
@@ -367,6 +422,10 @@ mod tests {
         let long = "x".repeat(100);
         let r = Received::of(&json!(long));
         assert_eq!(r.preview.chars().count(), PREVIEW_CHARS);
+        assert_eq!(r.preview, format!("\"{}…\"", "x".repeat(61)));
+        // Arrays and objects are cut with an ellipsis at the end.
+        let r = Received::of(&json!([long]));
+        assert_eq!(r.preview.chars().count(), PREVIEW_CHARS);
         assert!(r.preview.ends_with('…'));
         let exact = "y".repeat(62); // 64 with the quotes
         assert_eq!(Received::of(&json!(exact)).preview, format!("\"{exact}\""));
@@ -374,6 +433,18 @@ mod tests {
             Received::of(&json!("é".repeat(70))).preview.chars().count(),
             64
         );
+        // An escape sequence is kept whole or left out.
+        let escapes = format!("{}\n\u{1}{}", "a".repeat(58), "b".repeat(10));
+        assert_eq!(
+            Received::of(&json!(escapes)).preview,
+            format!("\"{}\\n…\"", "a".repeat(58))
+        );
+        let escapes = format!("{}\u{1}{}", "a".repeat(58), "b".repeat(10));
+        assert_eq!(
+            Received::of(&json!(escapes)).preview,
+            format!("\"{}…\"", "a".repeat(58))
+        );
+        assert_eq!(cut("\"abcdef\"", 6), "\"abc…\"");
         assert_eq!(Received::of(&json!(5)).phrase(), "the number 5");
         assert_eq!(Received::of(&json!("")).phrase(), "an empty string");
     }

@@ -23,7 +23,131 @@ pub(crate) fn read(text: &str, limits: &Limits) -> Result<(Value, Vec<String>), 
     if limits.text_too_deep(text) {
         return Err(limits.too_deep_violation());
     }
-    parse(text).map_err(|e| crate::diagnose::malformed(&e))
+    parse(text).map_err(|e| unreadable(text, &e))
+}
+
+/// The violation for `text` that serde_json could not read: a number too
+/// large for a JSON number here (`1e400`) at its pointer, anything else as
+/// text that is not JSON.
+fn unreadable(text: &str, error: &serde_json::Error) -> Violation {
+    if !error.to_string().starts_with("number out of range") {
+        return crate::diagnose::malformed(error);
+    }
+    let at = locate(text);
+    let number = number_before(text, error.line(), error.column());
+    crate::diagnose::number_out_of_range(at, number)
+}
+
+/// The pointer of the value at which reading `text` fails: the last value
+/// the reader started.
+fn locate(text: &str) -> String {
+    let last = RefCell::new(String::new());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let _ = Locate {
+        at: String::new(),
+        last: &last,
+    }
+    .deserialize(&mut de);
+    last.into_inner()
+}
+
+/// The number text at `column` (1-based, in bytes) of `line`, or just
+/// before it, where serde_json stops on a number out of range.
+fn number_before(text: &str, line: usize, column: usize) -> Option<&str> {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let in_number = |b: u8| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E');
+    let bytes = text.as_bytes();
+    let last = bytes.len().checked_sub(1)?;
+    let pos = (start + column).min(last);
+    let anchor = (pos.saturating_sub(2)..=pos)
+        .rev()
+        .find(|&i| in_number(bytes[i]))?;
+    let begin = bytes[..anchor]
+        .iter()
+        .rposition(|&b| !in_number(b))
+        .map_or(0, |i| i + 1);
+    let end = bytes[anchor..]
+        .iter()
+        .position(|&b| !in_number(b))
+        .map_or(bytes.len(), |i| anchor + i);
+    let number = text.get(begin..end)?;
+    number.bytes().any(|b| b.is_ascii_digit()).then_some(number)
+}
+
+/// Reads a value only to note, in `last`, the pointer of each value as
+/// it starts.
+struct Locate<'a> {
+    at: String,
+    last: &'a RefCell<String>,
+}
+
+impl<'de> DeserializeSeed<'de> for Locate<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.last.borrow_mut().clone_from(&self.at);
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Locate<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut i = 0usize;
+        loop {
+            let seed = Locate {
+                at: format!("{}/{i}", self.at),
+                last: self.last,
+            };
+            if seq.next_element_seed(seed)?.is_none() {
+                return Ok(());
+            }
+            i += 1;
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            map.next_value_seed(Locate {
+                at: pointer::push(&self.at, &key),
+                last: self.last,
+            })?;
+        }
+        Ok(())
+    }
 }
 
 /// `text` as a `Value`, with the pointers of the members given twice (the
@@ -136,5 +260,29 @@ mod tests {
             parse("[1, 2.5, null, \"s\"]").unwrap().1,
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn a_number_out_of_range_is_found_at_its_pointer() {
+        let limits = Limits::default();
+        for (text, at, number) in [
+            (r#"{"limit": 1e400}"#, "/limit", "1e400"),
+            (
+                r#"{"a": [1, {"b~/": -2.5E+999}], "c": 1}"#,
+                "/a/1/b~0~1",
+                "-2.5E+999",
+            ),
+            ("{\n  \"x\": 1,\n  \"y\": 1e400\n}", "/y", "1e400"),
+            ("1e400", "", "1e400"),
+        ] {
+            let v = read(text, &limits).unwrap_err();
+            assert_eq!(v.pointer, at, "{text}");
+            assert_eq!(v.kind, crate::ViolationKind::Constraint, "{text}");
+            assert_eq!(v.received.unwrap().preview, number, "{text}");
+            assert!(v.message.contains("out of range"), "{}", v.message);
+        }
+        // Not JSON at all stays malformed.
+        let v = read("{\"a\": 1e}", &limits).unwrap_err();
+        assert_eq!(v.kind, crate::ViolationKind::Malformed);
     }
 }

@@ -96,31 +96,62 @@ pub(crate) enum Verdict {
     Wrap,
     /// Empty or whitespace-only: `[""]` and `[]` would both be guesses.
     Blank,
-    /// The text of a list (a JSON array, or a list literal with quoted
-    /// items such as `['a', 'b']`): wrapping it would bind the text, not the
-    /// list, and canon never parses it.
+    /// The text of a list (see [`is_list_text`]): wrapping it would bind the
+    /// text, not the list, and canon never parses it.
     ListText,
+    /// A comma-separated list (see [`is_comma_list`]), such as
+    /// `"points, assists, minutes"`: `["points, assists, minutes"]` and
+    /// `["points", "assists", "minutes"]` would both be guesses, and canon
+    /// never splits.
+    CommaList,
 }
 
-/// Decides what a string at a tolerant position becomes.
+/// Decides what a string at a tolerant position becomes: blank, then list
+/// text, then a comma-separated list are refused; anything else is wrapped.
 #[inline]
 pub(crate) fn string_at_string_array(s: &str) -> Verdict {
-    // Most strings start with a visible ASCII character other than `[`:
-    // they are neither blank nor list text, and need no further look.
-    if let Some(&first) = s.as_bytes().first() {
-        if first.is_ascii_graphic() && first != b'[' {
+    // Most strings start with a visible ASCII character other than `[` and
+    // hold no comma: they are none of the refused kinds, and need no
+    // further look.
+    let bytes = s.as_bytes();
+    if let Some(&first) = bytes.first() {
+        if first.is_ascii_graphic() && first != b'[' && !bytes.contains(&b',') {
             return Verdict::Wrap;
         }
     }
     let trimmed = s.trim();
     if trimmed.is_empty() {
         Verdict::Blank
-    } else if trimmed.starts_with('[')
-        && (serde_json::from_str::<IgnoredAny>(trimmed).is_ok() || is_list_literal(trimmed))
-    {
+    } else if is_list_text(trimmed) {
         Verdict::ListText
+    } else if is_comma_list(trimmed) {
+        Verdict::CommaList
     } else {
         Verdict::Wrap
+    }
+}
+
+/// True when `s`, without surrounding whitespace, is the text of a list:
+/// it starts with `[` and ends with `]`, and it is JSON (`["a", "b"]`,
+/// `[]`), or a list literal (`['a', 'b']`, see [`is_list_literal`]), or the
+/// text between the brackets is a comma-separated list (`[points, assists]`,
+/// `['it's', 'b']`). `[wip]` and `[draft] notes` are not lists.
+pub(crate) fn is_list_text(s: &str) -> bool {
+    let s = s.trim();
+    let Some(inner) = s.strip_prefix('[').and_then(|rest| rest.strip_suffix(']')) else {
+        return false;
+    };
+    is_comma_list(inner) || is_list_literal(s) || serde_json::from_str::<IgnoredAny>(s).is_ok()
+}
+
+/// True when `s` holds a comma with other text on both sides: split at
+/// every comma, at least two of the parts are not blank. `"a, b"`,
+/// `"a,b"` and `"Paris, France"` are; `"a,"`, `", a"` and `","` are not.
+pub(crate) fn is_comma_list(s: &str) -> bool {
+    let part = |c: char| c != ',' && !c.is_whitespace();
+    match (s.find(part), s.rfind(part)) {
+        (Some(first), Some(last)) => s[first..last].contains(','),
+        _ => false,
     }
 }
 
@@ -229,8 +260,8 @@ mod tests {
         assert_eq!(string_at_string_array("[draft] notes"), Verdict::Wrap);
         assert_eq!(string_at_string_array("[wip]"), Verdict::Wrap);
         assert_eq!(string_at_string_array("[unterminated"), Verdict::Wrap);
-        assert_eq!(string_at_string_array("[a, b]"), Verdict::Wrap);
-        assert_eq!(string_at_string_array("a, b"), Verdict::Wrap);
+        assert_eq!(string_at_string_array("[a, b]"), Verdict::ListText);
+        assert_eq!(string_at_string_array("a, b"), Verdict::CommaList);
         assert_eq!(string_at_string_array("['a' 'b']"), Verdict::Wrap);
         assert_eq!(string_at_string_array(""), Verdict::Blank);
         assert_eq!(string_at_string_array(" \t\n"), Verdict::Blank);
@@ -250,7 +281,7 @@ mod tests {
             string_at_string_array("['a', None, 3.5,]"),
             Verdict::ListText
         );
-        assert_eq!(string_at_string_array("[,]"), Verdict::Wrap);
+        assert_eq!(string_at_string_array("[,]"), Verdict::CommaList);
         assert_eq!(string_at_string_array("[nan]"), Verdict::Wrap);
         assert_eq!(string_at_string_array("[05]"), Verdict::Wrap);
         assert_eq!(string_at_string_array("[-1.5e3, 2]"), Verdict::ListText);
@@ -258,5 +289,79 @@ mod tests {
             string_at_string_array("['a', None, 3.5]"),
             Verdict::ListText
         );
+    }
+
+    #[test]
+    fn comma_separated_lists_are_refused() {
+        // The bare strings models sent at string-array positions in the
+        // corpus (`comma_separated_string_for_array`), and the like.
+        for s in [
+            "timings, exhibitions, accessibility",
+            "timings,exhibitions,accessibility",
+            "opening_hours,ticket_price",
+            "tolls,highways",
+            "points, assists, minutes",
+            "Paris, France",
+            "1,000",
+            "a,,b",
+            " a , b ",
+            "sort_list(elements=['apple', 'banana'], order='desc')",
+            "[draft] notes, todo",
+            "\u{3000}a,\u{3000}b",
+        ] {
+            assert_eq!(string_at_string_array(s), Verdict::CommaList, "{s:?}");
+        }
+        // One value, with or without a stray comma at an end.
+        for s in [
+            "War",
+            "Dairy-free",
+            "gluten-free",
+            "New York",
+            "40",
+            "a,",
+            ", a",
+            " ,a, ",
+            "a;b",
+            "a\u{ff0c}b",
+        ] {
+            assert_eq!(string_at_string_array(s), Verdict::Wrap, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn bracketed_text_that_is_not_json_is_list_text() {
+        for s in [
+            "[points, assists]",
+            "['Can you purchase a cashier's check?', 'I need a cashier's check, how?']",
+            "[{'name': 'Li', 'age': 18}, {'name': 'Wu', 'age': 21}]",
+            "  [a,b]\n",
+            "['a']",
+            "[None]",
+            "[[1, 2], [3]]",
+        ] {
+            assert!(is_list_text(s), "{s:?}");
+            assert_eq!(string_at_string_array(s), Verdict::ListText, "{s:?}");
+        }
+        for s in [
+            "[wip]",
+            "[draft] notes",
+            "[a,]",
+            "[a] [b]",
+            "[05]",
+            "a, [b]",
+        ] {
+            assert!(!is_list_text(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn comma_lists_need_text_on_both_sides() {
+        assert!(is_comma_list("a,b"));
+        assert!(is_comma_list("é , ü"));
+        assert!(!is_comma_list(""));
+        assert!(!is_comma_list(",,,"));
+        assert!(!is_comma_list(" , "));
+        assert!(!is_comma_list("abc"));
+        assert!(!is_comma_list("abc,  "));
     }
 }

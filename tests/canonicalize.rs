@@ -173,7 +173,7 @@ fn a_repair_that_does_not_validate_is_undone() {
     // Parsed text whose items do not fit is left as sent.
     assert_eq!(
         run(&c, json!({"cities": "[1, 2]"})).unwrap_err(),
-        ["/cities: expected an array of strings, got the string \"[1, 2]\""]
+        ["/cities: expected an array of strings, got a string holding the text of a list; send the array itself, not a string"]
     );
     // A nullable property keeps its null; null_as_absent only drops what
     // the schema does not admit.

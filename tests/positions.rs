@@ -176,11 +176,13 @@ fn strings_that_merely_begin_with_a_bracket_are_wrapped() {
 #[test]
 fn no_other_rewrite_happens() {
     let tool = common::SearchCode;
-    // No comma splitting: the whole string is one element.
-    let bound = tool
-        .bind(&json!({"data_source_names": "a, b", "query": "q"}))
-        .unwrap();
-    assert_eq!(bound.args.data_source_names, ["a, b"]);
+    // No comma splitting, and no guess that a list is one value: the
+    // model is asked which it meant.
+    let Err(error) = tool.bind(&json!({"data_source_names": "a, b", "query": "q"})) else {
+        panic!("a comma-separated list is not one value");
+    };
+    assert_eq!(error.pointers(), ["/data_source_names"]);
+    assert_eq!(error.violations()[0].kind, canon::ViolationKind::CommaList);
     // No number/bool/string coercion, no null-to-empty, no renaming.
     for bad in [
         json!({"data_source_names": ["a"], "query": 5}),

@@ -184,14 +184,13 @@ fn string_arrays(value: &Value) -> Vec<String> {
 /// text, possibly with one trailing comma after an item.
 fn wrappable(s: &str) -> bool {
     let t = s.trim();
+    // A comma with text on both sides: a comma-separated list, refused.
+    let comma_list = |t: &str| {
+        let part = |c: char| c != ',' && !c.is_whitespace();
+        matches!((t.find(part), t.rfind(part)), (Some(a), Some(b)) if t[a..b].contains(','))
+    };
     let json = |t: &str| serde_json::from_str::<Value>(t).is_ok_and(|v| v.is_array());
-    let trailing_comma = t
-        .strip_suffix(']')
-        .map(str::trim_end)
-        .and_then(|t| t.strip_suffix(','))
-        .filter(|t| !t.trim_end().ends_with(['[', ',']))
-        .is_some_and(|t| json(&format!("{t}]")));
-    !t.is_empty() && !(t.starts_with('[') && (json(t) || trailing_comma))
+    !t.is_empty() && !comma_list(t) && !(t.starts_with('[') && json(t))
 }
 
 fn spec() -> &'static ToolSpec {

@@ -264,3 +264,17 @@ fn a_strict_policy_binds_declared_nulls_without_a_repair() {
     assert_eq!(bound.args.days, 3);
     assert!(bound.repairs.is_empty());
 }
+
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+struct Pair {
+    point: (u8, String),
+}
+
+#[test]
+fn integral_doubles_bind_inside_tuples_too() {
+    let spec = ToolSpec::of::<Pair>("pair", "Pair things.");
+    let bound = spec.bind::<Pair>(&json!({"point": [3.0, "x"]})).unwrap();
+    assert_eq!(bound.args.point, (3, "x".to_owned()));
+    let error = spec.bind::<Pair>(&json!({"point": [300, "x"]})).unwrap_err();
+    assert_eq!(error.pointers(), ["/point/0"]);
+}

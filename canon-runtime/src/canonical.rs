@@ -309,14 +309,39 @@ impl Canonicalizer {
     #[cold]
     #[inline(never)]
     fn repair(&self, args: &mut Value, policy: Policy) -> Result<Vec<Repair>, BindError> {
+        self.attempt(args, policy).map_err(|failure| match failure {
+            Failure::TooDeep => self.error(vec![self.limits.too_deep_violation()]),
+            Failure::TooMany(n) => self.error(vec![self.limits.too_many_repairs(n)]),
+            Failure::Refused(None, refused) => self.reject(args, refused),
+            Failure::Refused(Some(candidate), refused) => self.reject(&candidate, refused),
+        })
+    }
+
+    /// [`canonicalize_with`](Self::canonicalize_with) for a caller that
+    /// tells the model itself why a call is refused: `None`, with nothing
+    /// diagnosed or recorded, when the rules cannot make `args` valid.
+    pub(crate) fn canonicalize_quietly(
+        &self,
+        args: &mut Value,
+        policy: Policy,
+    ) -> Option<Vec<Repair>> {
+        if self.check.accepts(args) {
+            return Some(Vec::new());
+        }
+        self.attempt(args, policy).ok()
+    }
+
+    /// The rules of `policy` applied to `args`, kept only if the result
+    /// validates: the repairs, or why not.
+    fn attempt(&self, args: &mut Value, policy: Policy) -> Result<Vec<Repair>, Failure> {
         if self.limits.too_deep(args) {
-            return Err(self.error(vec![self.limits.too_deep_violation()]));
+            return Err(Failure::TooDeep);
         }
         if self.validator.is_valid(args) {
             return Ok(Vec::new());
         }
         let Some(root) = self.plan.root_id() else {
-            return Err(self.reject(args, Vec::new()));
+            return Err(Failure::Refused(None, Vec::new()));
         };
         // Repairs whose result does not validate where they were made are
         // undone, one round at a time, until every kept repair holds.
@@ -333,10 +358,10 @@ impl Canonicalizer {
             };
             walk.value(&mut candidate, root, &mut String::new(), 0);
             if walk.repairs.is_empty() && walk.declared == 0 {
-                return Err(self.reject(args, walk.refused));
+                return Err(Failure::Refused(None, walk.refused));
             }
             if walk.repairs.len() > self.limits.max_repairs {
-                return Err(self.error(vec![self.limits.too_many_repairs(walk.repairs.len())]));
+                return Err(Failure::TooMany(walk.repairs.len()));
             }
             let errors: Vec<String> = self
                 .validator
@@ -357,7 +382,7 @@ impl Canonicalizer {
                     }
                     return Ok(walk.repairs);
                 }
-                return Err(self.reject(&candidate, walk.refused));
+                return Err(Failure::Refused(Some(candidate), walk.refused));
             }
             skip.extend(undo);
         }
@@ -378,6 +403,15 @@ impl fmt::Debug for Canonicalizer {
             .field("positions", &self.plan.positions())
             .finish_non_exhaustive()
     }
+}
+
+/// Why the rules could not make a call valid.
+enum Failure {
+    TooDeep,
+    TooMany(usize),
+    /// Still invalid: as sent (`None`) or as repaired, with the strings the
+    /// core rule refused.
+    Refused(Option<Value>, Vec<(String, Verdict)>),
 }
 
 /// One pass of the rules over a copy of a call.

@@ -112,6 +112,10 @@ pub(crate) struct Rules {
     excluded: Vec<Value>,
     /// A keyword not checked here: no value is vouched for.
     unsure: bool,
+    /// Some numeric bound or `multipleOf` is set.
+    numeric: bool,
+    /// `enum`, `const` or `not` lists values.
+    listing: bool,
 }
 
 impl Rules {
@@ -196,6 +200,12 @@ impl Rules {
         }
         unsure |= UNCHECKED.iter().any(|k| schema.contains_key(*k));
         rules.unsure = unsure;
+        rules.numeric = rules.minimum.is_some()
+            || rules.maximum.is_some()
+            || rules.exclusive_minimum.is_some()
+            || rules.exclusive_maximum.is_some()
+            || rules.multiple_of.is_some();
+        rules.listing = rules.values.is_some() || !rules.excluded.is_empty();
         rules.is_some().then_some(rules)
     }
 
@@ -204,6 +214,8 @@ impl Rules {
         Rules {
             types: ty::ALL,
             unsure: true,
+            numeric: false,
+            listing: false,
             ..Rules::default()
         }
     }
@@ -228,16 +240,14 @@ impl Rules {
     }
 
     /// True when the schema object certainly accepts the number `n`.
+    #[inline]
     fn number(&self, n: Num) -> bool {
-        if self.unsure || !self.listed(|v| matches!(v, Value::Number(b) if n.equals(b))) {
+        if self.unsure
+            || (self.listing && !self.listed(|v| matches!(v, Value::Number(b) if n.equals(b))))
+        {
             return false;
         }
-        let bounded = self.minimum.is_some()
-            || self.maximum.is_some()
-            || self.exclusive_minimum.is_some()
-            || self.exclusive_maximum.is_some()
-            || self.multiple_of.is_some();
-        if !bounded {
+        if !self.numeric {
             return true;
         }
         let Some(x) = n.exact() else { return false };
@@ -257,11 +267,17 @@ impl Rules {
         }
     }
 
+    #[inline]
     fn string(&self, s: &str) -> bool {
-        if self.unsure || !self.listed(|v| v.as_str() == Some(s)) {
+        if self.unsure || (self.listing && !self.listed(|v| v.as_str() == Some(s))) {
             return false;
         }
-        if self.min_length.is_some() || self.max_length.is_some() {
+        // A string of `b` bytes has from `b / 4` to `b` characters: most
+        // strings are decided without counting.
+        let bytes = s.len() as u64;
+        let short = self.max_length.is_some_and(|m| bytes > m);
+        let long = self.min_length.is_some_and(|m| bytes.div_ceil(4) < m);
+        if short || long {
             let n = s.chars().count() as u64;
             if self.min_length.is_some_and(|m| n < m) || self.max_length.is_some_and(|m| n > m) {
                 return false;
@@ -273,13 +289,15 @@ impl Rules {
         }
     }
 
+    #[inline]
     fn scalar(&self, value: &Value) -> bool {
-        !self.unsure && self.listed(|v| v == value)
+        !self.unsure && (!self.listing || self.listed(|v| v == value))
     }
 
     /// An array of `len` items so far (`done`: and no more).
+    #[inline]
     fn items(&self, len: u64, done: bool) -> bool {
-        if self.unsure || self.values.is_some() || !self.excluded.is_empty() {
+        if self.unsure || self.listing {
             return false;
         }
         !(self.max_items.is_some_and(|m| len > m)
@@ -287,8 +305,9 @@ impl Rules {
     }
 
     /// An object of `len` members so far (`done`: and no more).
+    #[inline]
     fn members(&self, len: u64, done: bool) -> bool {
-        if self.unsure || self.values.is_some() || !self.excluded.is_empty() {
+        if self.unsure || self.listing {
             return false;
         }
         !(self.max_properties.is_some_and(|m| len > m)
@@ -362,6 +381,7 @@ impl Assert {
                 .any(|r| r.types & kind != 0 && ok(r))
     }
 
+    #[inline]
     pub(crate) fn number(&self, n: Num) -> bool {
         let kind = n.types();
         // `5.0` is an integer to a schema; an integral double at a
@@ -373,24 +393,29 @@ impl Assert {
                 .any(|r| r.types & kind != 0 && r.number(n))
     }
 
+    #[inline]
     pub(crate) fn string(&self, s: &str) -> bool {
         self.any(ty::STRING, |r| r.string(s))
     }
 
+    #[inline]
     pub(crate) fn boolean(&self, b: bool) -> bool {
         self.any(ty::BOOLEAN, |r| r.scalar(&Value::Bool(b)))
     }
 
+    #[inline]
     pub(crate) fn null(&self) -> bool {
         self.any(ty::NULL, |r| r.scalar(&Value::Null))
     }
 
+    #[inline]
     pub(crate) fn items(&self, len: u64, done: bool) -> bool {
         self.any(ty::ARRAY, |r| r.items(len, done))
     }
 
     /// True when an array here must hold distinct items (every schema
     /// object admitting arrays says so, and none is free).
+    #[inline]
     pub(crate) fn unique(&self) -> bool {
         self.free & ty::ARRAY == 0
             && self
@@ -399,16 +424,19 @@ impl Assert {
                 .any(|r| r.types & ty::ARRAY != 0 && r.unique)
     }
 
+    #[inline]
     pub(crate) fn members(&self, len: u64, done: bool) -> bool {
         self.any(ty::OBJECT, |r| r.members(len, done))
     }
 
     /// True when something is asserted of arrays here.
+    #[inline]
     pub(crate) fn on_arrays(&self) -> bool {
         self.free & ty::ARRAY == 0 && self.alternatives.iter().any(|r| r.types & ty::ARRAY != 0)
     }
 
     /// True when something is asserted of objects here.
+    #[inline]
     pub(crate) fn on_objects(&self) -> bool {
         self.free & ty::OBJECT == 0 && self.alternatives.iter().any(|r| r.types & ty::OBJECT != 0)
     }

@@ -552,6 +552,21 @@ impl<'s> Compiler<'s> {
                 shape.items = Some(self.schema(items, depth + 1));
             }
         }
+        if let (true, Some(Value::Array(prefix))) = (self.guard, schema.get("prefixItems")) {
+            // A tuple: its items are guarded as the union of its positions
+            // (what holds of every position holds of each).
+            let mut members: Vec<usize> =
+                prefix.iter().map(|p| self.schema(p, depth + 1)).collect();
+            match schema.get("items") {
+                Some(items) if items.is_object() => members.extend(shape.items),
+                Some(Value::Bool(false)) => {}
+                // No item past the tuple's positions (a Rust tuple says so
+                // with `maxItems`).
+                _ if count(schema, "maxItems").is_some_and(|n| n <= prefix.len() as u64) => {}
+                _ => members.push(self.open()),
+            }
+            shape.items = Some(self.push(Raw::Group(members)));
+        }
         if let Some(Value::Object(props)) = schema.get("properties") {
             for (key, sub) in props {
                 let id = self.schema(sub, depth + 1);

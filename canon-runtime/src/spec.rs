@@ -442,12 +442,18 @@ impl ToolSpec {
             return Err(self.reject_value::<A>(args));
         };
         let mut value = args.clone();
-        let repairs = match canonicalizer.canonicalize_with(&mut value, policy) {
-            Ok(repairs) => repairs,
-            // Without an opt-in rule, the failure path's own account of
-            // the call (which knows the Rust type) is the answer.
-            Err(_) if !policy.has_opt_in() => return Err(self.reject_value::<A>(args)),
-            Err(error) => return Err(error.with_listed(self.limits.max_listed)),
+        let repairs = if policy.has_opt_in() {
+            match canonicalizer.canonicalize_with(&mut value, policy) {
+                Ok(repairs) => repairs,
+                Err(error) => return Err(error.with_listed(self.limits.max_listed)),
+            }
+        } else {
+            match canonicalizer.canonicalize_quietly(&mut value, policy) {
+                Some(repairs) => repairs,
+                // The failure path's own account of the call (which knows
+                // the Rust type) is the answer.
+                None => return Err(self.reject_value::<A>(args)),
+            }
         };
         // The schema accepts `value`: its assertions are not checked again.
         let ctx = Ctx::new(&self.plan, Mode::Fast)

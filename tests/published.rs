@@ -275,6 +275,48 @@ fn integral_doubles_bind_inside_tuples_too() {
     let spec = ToolSpec::of::<Pair>("pair", "Pair things.");
     let bound = spec.bind::<Pair>(&json!({"point": [3.0, "x"]})).unwrap();
     assert_eq!(bound.args.point, (3, "x".to_owned()));
-    let error = spec.bind::<Pair>(&json!({"point": [300, "x"]})).unwrap_err();
+    let error = spec
+        .bind::<Pair>(&json!({"point": [300, "x"]}))
+        .unwrap_err();
     assert_eq!(error.pointers(), ["/point/0"]);
+}
+
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum Target {
+    Repo {
+        #[schemars(length(max = 8))]
+        name: String,
+    },
+    Org {
+        #[schemars(range(max = 9))]
+        depth: u8,
+    },
+}
+
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+struct Aim {
+    target: Target,
+}
+
+#[test]
+fn a_tagged_variant_is_checked_and_explained_inside_its_variant() {
+    let spec = ToolSpec::of::<Aim>("aim", "Aim at something.");
+    let bind = |call: Value| spec.bind::<Aim>(&call).map(|b| b.args);
+    assert_eq!(
+        bind(json!({"target": {"kind": "org", "depth": 9}})).unwrap(),
+        Aim {
+            target: Target::Org { depth: 9 }
+        }
+    );
+    let error = bind(json!({"target": {"kind": "org", "depth": 10}})).unwrap_err();
+    assert_eq!(error.pointers(), ["/target/depth"], "{error}");
+    let error = bind(json!({"target": {"kind": "repo", "name": "x", "zz": 1}})).unwrap_err();
+    assert_eq!(error.pointers(), ["/target/zz"], "{error}");
+    let error = bind(json!({"target": {"kind": "team", "name": "x"}})).unwrap_err();
+    assert_eq!(error.pointers(), ["/target/kind"], "{error}");
+    assert!(
+        error.to_string().contains(r#"one of "repo", "org""#),
+        "{error}"
+    );
 }

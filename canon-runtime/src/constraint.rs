@@ -10,6 +10,7 @@
 //! may be stricter than the schema, never looser.
 
 use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
@@ -55,14 +56,16 @@ impl Num {
         (x.abs() <= EXACT).then_some(x)
     }
 
+    #[inline(always)]
     fn is_integral(self) -> bool {
         match self {
             Num::U(_) | Num::I(_) => true,
-            Num::F(f) => f.is_finite() && f.fract() == 0.0,
+            Num::F(f) => integral(f),
         }
     }
 
     /// The JSON types this number is (`5.0` is an integer too).
+    #[inline(always)]
     fn types(self) -> u8 {
         if self.is_integral() {
             ty::NUMBER | ty::INTEGER
@@ -85,6 +88,60 @@ impl Num {
             _ => false,
         }
     }
+}
+
+/// True when the double `f` is a whole number (without a call to `trunc`:
+/// every double of magnitude 2^52 or more is whole).
+#[inline(always)]
+pub(crate) fn integral(f: f64) -> bool {
+    f.is_finite() && (f.abs() >= 4_503_599_627_370_496.0 || (f as i64) as f64 == f)
+}
+
+/// Numeric bounds, the inclusive and exclusive forms folded into one
+/// lower and one upper bound.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Bounds {
+    lo: f64,
+    lo_strict: bool,
+    hi: f64,
+    hi_strict: bool,
+    /// `multipleOf`, or 0 for none.
+    multiple: f64,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            lo: f64::NEG_INFINITY,
+            lo_strict: false,
+            hi: f64::INFINITY,
+            hi_strict: false,
+            multiple: 0.0,
+        }
+    }
+}
+
+impl Bounds {
+    /// True when `n` is certainly within the bounds.
+    #[inline(always)]
+    fn hold(&self, n: Num) -> bool {
+        let x = match n {
+            Num::U(u) if u <= EXACT as u64 => u as f64,
+            Num::I(i) if i.unsigned_abs() <= EXACT as u64 => i as f64,
+            Num::F(f) => f,
+            _ => return false,
+        };
+        let above = x > self.lo || (!self.lo_strict && x == self.lo);
+        let below = x < self.hi || (!self.hi_strict && x == self.hi);
+        above && below && (self.multiple == 0.0 || multiple_of(x, self.multiple))
+    }
+}
+
+/// An integral multiple of an integral `m`; a fractional multiple is left
+/// to `jsonschema`, which rounds as it sees fit.
+#[inline]
+fn multiple_of(x: f64, m: f64) -> bool {
+    m.fract() == 0.0 && m > 0.0 && x.fract() == 0.0 && x.abs() <= EXACT && x % m == 0.0
 }
 
 /// One schema object's assertions.
@@ -116,6 +173,8 @@ pub(crate) struct Rules {
     numeric: bool,
     /// `enum`, `const` or `not` lists values.
     listing: bool,
+    /// The numeric bounds, folded.
+    bounds: Bounds,
 }
 
 impl Rules {
@@ -205,6 +264,28 @@ impl Rules {
             || rules.exclusive_minimum.is_some()
             || rules.exclusive_maximum.is_some()
             || rules.multiple_of.is_some();
+        let mut bounds = Bounds::default();
+        if let Some(m) = rules.minimum {
+            bounds.lo = m;
+        }
+        if let Some(m) = rules.exclusive_minimum {
+            if m >= bounds.lo {
+                (bounds.lo, bounds.lo_strict) = (m, true);
+            }
+        }
+        if let Some(m) = rules.maximum {
+            bounds.hi = m;
+        }
+        if let Some(m) = rules.exclusive_maximum {
+            if m <= bounds.hi {
+                (bounds.hi, bounds.hi_strict) = (m, true);
+            }
+        }
+        // A `multipleOf` of 0 or less is no schema `jsonschema` compiles.
+        bounds.multiple = rules
+            .multiple_of
+            .map_or(0.0, |m| if m > 0.0 { m } else { f64::NAN });
+        rules.bounds = bounds;
         rules.listing = rules.values.is_some() || !rules.excluded.is_empty();
         rules.is_some().then_some(rules)
     }
@@ -247,24 +328,7 @@ impl Rules {
         {
             return false;
         }
-        if !self.numeric {
-            return true;
-        }
-        let Some(x) = n.exact() else { return false };
-        if self.minimum.is_some_and(|m| x < m)
-            || self.maximum.is_some_and(|m| x > m)
-            || self.exclusive_minimum.is_some_and(|m| x <= m)
-            || self.exclusive_maximum.is_some_and(|m| x >= m)
-        {
-            return false;
-        }
-        match self.multiple_of {
-            None => true,
-            Some(m) if m.fract() == 0.0 && m > 0.0 && x.fract() == 0.0 => x % m == 0.0,
-            // A fractional multiple is left to `jsonschema`, which rounds as
-            // it sees fit.
-            Some(_) => false,
-        }
+        !self.numeric || self.bounds.hold(n)
     }
 
     #[inline]
@@ -367,11 +431,48 @@ fn string_validator(schema: &Value) -> Option<jsonschema::Validator> {
 #[derive(Debug, Default)]
 pub(crate) struct Assert {
     /// The types admitted by a schema object with no assertion.
-    pub(crate) free: u8,
-    pub(crate) alternatives: Vec<std::sync::Arc<Rules>>,
+    free: u8,
+    alternatives: Vec<Arc<Rules>>,
+    /// When one schema object asserts anything of numbers, and only
+    /// bounds: the types it admits, and the bounds.
+    bounds: Option<(u8, Bounds)>,
+    /// When one schema object asserts anything of arrays, and only their
+    /// length: the least and most items.
+    counts: Option<(u64, u64)>,
 }
 
 impl Assert {
+    /// The assertions of `alternatives`, beside schema objects admitting
+    /// `free` that assert nothing.
+    pub(crate) fn new(free: u8, alternatives: Vec<Arc<Rules>>) -> Assert {
+        let numeric = ty::NUMBER | ty::INTEGER;
+        let mut asserting = alternatives.iter().filter(|r| r.types & numeric != 0);
+        let bounds = match (asserting.next(), asserting.next()) {
+            (Some(r), None) if !r.unsure && !r.listing => Some((r.types, r.bounds)),
+            _ => None,
+        };
+        let mut asserting = alternatives.iter().filter(|r| r.types & ty::ARRAY != 0);
+        let counts = match (asserting.next(), asserting.next()) {
+            (Some(r), None) if !r.unsure && !r.listing => {
+                Some((r.min_items.unwrap_or(0), r.max_items.unwrap_or(u64::MAX)))
+            }
+            _ => None,
+        };
+        Assert {
+            free,
+            alternatives,
+            bounds,
+            counts,
+        }
+    }
+
+    /// True when every type admitted here with an assertion is also
+    /// admitted without one: nothing to check.
+    pub(crate) fn is_vacuous(&self) -> bool {
+        let constrained = self.alternatives.iter().fold(0, |t, r| t | r.types);
+        constrained & !self.free == 0
+    }
+
     #[inline]
     fn any(&self, kind: u8, ok: impl Fn(&Rules) -> bool) -> bool {
         self.free & kind != 0
@@ -381,16 +482,25 @@ impl Assert {
                 .any(|r| r.types & kind != 0 && ok(r))
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn number(&self, n: Num) -> bool {
         let kind = n.types();
         // `5.0` is an integer to a schema; an integral double at a
         // `number` position is a number.
-        self.free & kind != 0
-            || self
-                .alternatives
-                .iter()
-                .any(|r| r.types & kind != 0 && r.number(n))
+        if self.free & kind != 0 {
+            return true;
+        }
+        match &self.bounds {
+            Some((types, bounds)) => types & kind != 0 && bounds.hold(n),
+            None => self.number_slow(n, kind),
+        }
+    }
+
+    #[inline(never)]
+    fn number_slow(&self, n: Num, kind: u8) -> bool {
+        self.alternatives
+            .iter()
+            .any(|r| r.types & kind != 0 && r.number(n))
     }
 
     #[inline]
@@ -408,9 +518,12 @@ impl Assert {
         self.any(ty::NULL, |r| r.scalar(&Value::Null))
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn items(&self, len: u64, done: bool) -> bool {
-        self.any(ty::ARRAY, |r| r.items(len, done))
+        match self.counts {
+            Some((least, most)) => len <= most && (!done || len >= least),
+            None => self.any(ty::ARRAY, |r| r.items(len, done)),
+        }
     }
 
     /// True when an array here must hold distinct items (every schema

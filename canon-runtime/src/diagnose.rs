@@ -391,7 +391,60 @@ fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut
                     })
                 })
                 .collect();
-            match typed.as_slice() {
+            // Of those, the branches whose tag (a member with a `const`,
+            // as an internally tagged enum has) the call names: the one
+            // variant the call meant.
+            let tag_error = |e: &ValidationError<'_>| {
+                matches!(e.kind(), ValidationErrorKind::Constant { .. })
+                    && e.instance_path()
+                        .as_str()
+                        .strip_prefix(at.as_str())
+                        .is_some_and(|rest| rest.len() > 1 && rest[1..].find('/').is_none())
+            };
+            let tagged: Vec<&Vec<ValidationError<'static>>> = typed
+                .iter()
+                .copied()
+                .filter(|branch| !branch.iter().any(|e| tag_error(e)))
+                .collect();
+            let chosen = if tagged.len() == 1 { &tagged } else { &typed };
+            // No branch's tag matches, and they all tag the same member:
+            // the tag itself is what is wrong.
+            let tags: Vec<&ValidationError<'static>> = typed
+                .iter()
+                .filter_map(|branch| branch.iter().find(|e| tag_error(e)))
+                .collect();
+            if tagged.is_empty()
+                && typed.len() > 1
+                && tags.len() == typed.len()
+                && tags
+                    .iter()
+                    .all(|e| e.instance_path() == tags[0].instance_path())
+            {
+                let values: Vec<Value> = tags
+                    .iter()
+                    .filter_map(|e| match e.kind() {
+                        ValidationErrorKind::Constant { expected_value } => {
+                            Some((**expected_value).clone())
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let expected = one_of(&values);
+                let received = Some(Received::of(tags[0].instance()));
+                let message = match &received {
+                    Some(r) => format!("expected {expected}, got {}", r.phrase()),
+                    None => format!("expected {expected}"),
+                };
+                out.push(Violation::new(
+                    tags[0].instance_path().as_str(),
+                    ViolationKind::NotAllowed,
+                    expected,
+                    received,
+                    message,
+                ));
+                return;
+            }
+            match chosen.as_slice() {
                 [branch] if !branch.is_empty() => {
                     for e in branch.iter() {
                         convert(schema, value, e, out);

@@ -118,7 +118,12 @@ impl Node {
             return None;
         }
         if self.properties.len() <= 8 {
-            self.properties.iter().position(|p| *p.name == *key)
+            // The first byte first: most keys differ there, without a call
+            // to compare the rest.
+            let first = key.as_bytes().first();
+            self.properties
+                .iter()
+                .position(|p| p.name.as_bytes().first() == first && *p.name == *key)
         } else {
             self.properties
                 .binary_search_by(|p| (*p.name).cmp(key))
@@ -1008,18 +1013,16 @@ const ASSERTIONS: [&str; 26] = [
 /// it.
 fn assertions(shapes: &[&Shape]) -> Option<Box<Assert>> {
     if shapes.iter().any(|s| s.poison) {
-        return Some(Box::new(Assert {
-            free: 0,
-            alternatives: vec![Arc::new(Rules::unsure())],
-        }));
+        return Some(Box::new(Assert::new(0, vec![Arc::new(Rules::unsure())])));
     }
-    let mut assert = Assert::default();
+    let mut free = 0;
+    let mut alternatives = Vec::new();
     for shape in shapes {
         match &shape.rules {
-            None => assert.free |= shape.types,
-            Some(rules) => assert.alternatives.push(rules.clone()),
+            None => free |= shape.types,
+            Some(rules) => alternatives.push(rules.clone()),
         }
     }
-    let constrained = assert.alternatives.iter().fold(0, |t, r| t | r.types);
-    (constrained & !assert.free != 0).then(|| Box::new(assert))
+    let assert = Assert::new(free, alternatives);
+    (!assert.is_vacuous()).then(|| Box::new(assert))
 }

@@ -22,7 +22,7 @@ use serde::de::{
     VariantAccess, Visitor,
 };
 
-use crate::constraint::{hash_scalar, Assert, Num, Scalar};
+use crate::constraint::{hash_scalar, integral, Assert, Num, Scalar};
 use crate::plan::{Member, Node, NodeId, Plan};
 use crate::pointer::Path;
 use crate::repair::{Repair, RepairRule};
@@ -423,7 +423,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
 
     #[inline(always)]
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
-        if self.node.integral && v.fract() == 0.0 && !(v == 0.0 && v.is_sign_negative()) {
+        if self.node.integral && integral(v) && !(v == 0.0 && v.is_sign_negative()) {
             // JSON Schema's integers include `3.0`; the target reads it as
             // the integer it is.
             if (0.0..18_446_744_073_709_551_616.0).contains(&v) {

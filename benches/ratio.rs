@@ -13,7 +13,10 @@ use serde_json::Value;
 
 mod common;
 
-use common::{SearchCode, Store, Strict, StrictStore, NEAR_MISS, STORE_VALID, VALID};
+use common::{
+    tune_spec, SearchCode, Store, Strict, StrictStore, Tune, NEAR_MISS, STORE_VALID, TUNE_VALID,
+    VALID,
+};
 
 const ROUNDS: usize = 40;
 const CALLS: usize = 20_000;
@@ -22,8 +25,9 @@ fn main() {
     let valid: Value = serde_json::from_str(VALID).unwrap();
     let near_miss: Value = serde_json::from_str(NEAR_MISS).unwrap();
     let store: Value = serde_json::from_str(STORE_VALID).unwrap();
+    let tune: Value = serde_json::from_str(TUNE_VALID).unwrap();
     // Each case, and the case it is compared with.
-    let cases: [(&str, usize, &dyn Fn()); 10] = [
+    let cases: [(&str, usize, &dyn Fn()); 14] = [
         ("text/strict", 0, &|| {
             black_box(serde_json::from_str::<Strict>(black_box(VALID)).unwrap());
         }),
@@ -54,8 +58,25 @@ fn main() {
         ("value/store_canon", 8, &|| {
             black_box(Store.bind(black_box(&store)).ok().unwrap());
         }),
+        ("text/bounded_strict", 10, &|| {
+            black_box(serde_json::from_str::<Tune>(black_box(TUNE_VALID)).unwrap());
+        }),
+        ("text/bounded_canon", 10, &|| {
+            black_box(
+                tune_spec()
+                    .bind_str::<Tune>(black_box(TUNE_VALID))
+                    .ok()
+                    .unwrap(),
+            );
+        }),
+        ("value/bounded_strict", 12, &|| {
+            black_box(Tune::deserialize(black_box(&tune)).unwrap());
+        }),
+        ("value/bounded_canon", 12, &|| {
+            black_box(tune_spec().bind::<Tune>(black_box(&tune)).ok().unwrap());
+        }),
     ];
-    let mut best = [f64::MAX; 10];
+    let mut best = [f64::MAX; 14];
     for _ in 0..ROUNDS {
         for (i, (_, _, case)) in cases.iter().enumerate() {
             let start = Instant::now();

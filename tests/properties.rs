@@ -190,7 +190,7 @@ fn wrappable(s: &str) -> bool {
         matches!((t.find(part), t.rfind(part)), (Some(a), Some(b)) if t[a..b].contains(','))
     };
     let json = |t: &str| serde_json::from_str::<Value>(t).is_ok_and(|v| v.is_array());
-    !t.is_empty() && !comma_list(t) && !(t.starts_with('[') && json(t))
+    !(t.is_empty() || comma_list(t) || (t.starts_with('[') && json(t)))
 }
 
 fn spec() -> &'static ToolSpec {

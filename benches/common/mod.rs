@@ -48,3 +48,39 @@ pub struct StrictStore {
 
 /// A valid `store` call: four labels, and free JSON two objects deep.
 pub const STORE_VALID: &str = r#"{"labels": {"team": "search", "tier": "1", "owner": "ana", "env": "prod"}, "payload": {"id": 7, "source": {"repo": "dotnet/eshop", "paths": ["src", "tests"]}}, "tags": ["a", "b"]}"#;
+
+/// A tool whose schema asserts more than types: bounds, lengths, an item
+/// count and an enum, each checked by canon in the single pass.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct Tune {
+    #[schemars(range(min = 1, max = 11))]
+    pub level: u32,
+    #[schemars(range(min = 0.0, max = 2.5))]
+    pub ratio: f64,
+    #[schemars(length(min = 2, max = 16))]
+    pub name: String,
+    #[schemars(length(max = 4))]
+    pub tags: Vec<String>,
+    pub mode: Mode,
+}
+
+/// A unit enum: a string enum in the schema.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub enum Mode {
+    Fast,
+    Safe,
+}
+
+/// The spec canon binds `Tune` with.
+pub fn tune_spec() -> &'static canon::ToolSpec {
+    static SPEC: std::sync::OnceLock<canon::ToolSpec> = std::sync::OnceLock::new();
+    SPEC.get_or_init(|| canon::ToolSpec::of::<Tune>("tune", "Tune the engine."))
+}
+
+/// A valid `tune` call: every assertion holds.
+pub const TUNE_VALID: &str =
+    r#"{"level": 7, "ratio": 1.5, "name": "engine-a", "tags": ["x", "y"], "mode": "safe"}"#;

@@ -404,7 +404,7 @@ fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut
             let tagged: Vec<&Vec<ValidationError<'static>>> = typed
                 .iter()
                 .copied()
-                .filter(|branch| !branch.iter().any(|e| tag_error(e)))
+                .filter(|branch| !branch.iter().any(&tag_error))
                 .collect();
             let chosen = if tagged.len() == 1 { &tagged } else { &typed };
             // No branch's tag matches, and they all tag the same member:

@@ -1,5 +1,5 @@
 //! The contract between what canon tells a model and what it binds
-//! (README: "Telling the model about your tools", "The rule"). For every
+//! (docs/contract.md, docs/export.md). For every
 //! tool and every dialect canon exports:
 //! 1. a call valid against the **exported** schema binds and runs under the
 //!    default policy, with no repair noted (a `null` the strict export

@@ -19,7 +19,7 @@ corpus="$PWD/../target/fuzz-corpus"
 rm -rf "$corpus"
 python3 seeds.py "$corpus"
 "$tools/bin/cargo-fuzz" build --sanitizer none -O
-for run in bind_text:2000000 canonicalize:2000000 export:4000000; do
+for run in bind_text:1500000 canonicalize:1200000 export:2000000; do
   target="${run%%:*}"
   runs=$(( ${run##*:} * scale ))
   "$tools/bin/cargo-fuzz" run --sanitizer none -O "$target" "$corpus/$target" -- \

@@ -179,7 +179,10 @@ pub(crate) struct Rules {
 
 impl Rules {
     /// The assertions of `schema`; `None` when it makes none.
-    pub(crate) fn compile(schema: &Map<String, Value>, types: u8) -> Option<Rules> {
+    ///
+    /// `derived`: the schema was derived from the Rust type the value binds
+    /// to, whose integer type already holds the range its `format` names.
+    pub(crate) fn compile(schema: &Map<String, Value>, types: u8, derived: bool) -> Option<Rules> {
         let mut rules = Rules {
             types,
             ..Rules::default()
@@ -202,6 +205,16 @@ impl Rules {
         let mut unsure = false;
         rules.minimum = number("minimum", &mut unsure);
         rules.maximum = number("maximum", &mut unsure);
+        if derived {
+            if let Some((least, most)) = schema
+                .get("format")
+                .and_then(Value::as_str)
+                .and_then(integer_range)
+            {
+                rules.minimum = rules.minimum.filter(|&m| m > least);
+                rules.maximum = rules.maximum.filter(|&m| m < most);
+            }
+        }
         rules.exclusive_minimum = number("exclusiveMinimum", &mut unsure);
         rules.exclusive_maximum = number("exclusiveMaximum", &mut unsure);
         rules.multiple_of = number("multipleOf", &mut unsure);
@@ -386,6 +399,21 @@ impl Rules {
             .is_none_or(|values| values.iter().any(&is))
             && !self.excluded.iter().any(is)
     }
+}
+
+/// The range of the Rust integer type schemars names by `format`.
+fn integer_range(format: &str) -> Option<(f64, f64)> {
+    Some(match format {
+        "uint8" => (0.0, f64::from(u8::MAX)),
+        "uint16" => (0.0, f64::from(u16::MAX)),
+        "uint32" => (0.0, f64::from(u32::MAX)),
+        "uint64" | "uint" => (0.0, u64::MAX as f64),
+        "int8" => (f64::from(i8::MIN), f64::from(i8::MAX)),
+        "int16" => (f64::from(i16::MIN), f64::from(i16::MAX)),
+        "int32" => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        "int64" | "int" => (i64::MIN as f64, i64::MAX as f64),
+        _ => return None,
+    })
 }
 
 /// Formats checked as assertions: those `jsonschema` implements. Formats
@@ -589,7 +617,7 @@ mod tests {
 
     fn rules(schema: Value) -> Rules {
         let types = ty::ALL;
-        Rules::compile(schema.as_object().unwrap(), types).unwrap()
+        Rules::compile(schema.as_object().unwrap(), types, false).unwrap()
     }
 
     #[test]
@@ -620,7 +648,9 @@ mod tests {
         let r = rules(json!({"format": "email"}));
         assert!(r.string("ada@example.com"));
         assert!(!r.string("ada"));
-        assert!(Rules::compile(json!({"format": "uint32"}).as_object().unwrap(), 0).is_none());
+        assert!(
+            Rules::compile(json!({"format": "uint32"}).as_object().unwrap(), 0, false).is_none()
+        );
     }
 
     #[test]
@@ -635,6 +665,18 @@ mod tests {
         assert!(r.number(Num::U(1)));
         assert!(rules(json!({"not": {"type": "string"}})).unsure);
         assert!(rules(json!({"if": {}})).unsure);
+    }
+
+    #[test]
+    fn a_derived_integer_leaves_its_own_range_to_its_type() {
+        let schema = json!({"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255});
+        let schema = schema.as_object().unwrap();
+        assert!(Rules::compile(schema, ty::INTEGER, true).is_none());
+        assert!(Rules::compile(schema, ty::INTEGER, false).is_some());
+        let narrower = json!({"type": "integer", "format": "uint8", "minimum": 1, "maximum": 255});
+        let rules = Rules::compile(narrower.as_object().unwrap(), ty::INTEGER, true).unwrap();
+        assert!(!rules.number(Num::U(0)));
+        assert!(rules.number(Num::U(255)));
     }
 
     #[test]

@@ -152,6 +152,37 @@ impl<'de> Visitor<'de> for Locate<'_> {
 
 /// `text` as a `Value`, with the pointers of the members given twice (the
 /// last value is kept, as serde_json does).
+/// Reads every whole double of `value` (`3.0`, not `-0.0`, within the
+/// range of a 64-bit integer) as the integer it equals; true when any
+/// changed. Iterative: the value's depth is bounded, not this stack's.
+pub(crate) fn whole_numbers(value: &mut Value) -> bool {
+    let mut changed = false;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Number(n) if n.is_f64() => {
+                let Some(f) = n.as_f64() else { continue };
+                if !crate::constraint::integral(f) || (f == 0.0 && f.is_sign_negative()) {
+                    continue;
+                }
+                let whole = if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
+                    serde_json::Number::from(f as u64)
+                } else if (-9_223_372_036_854_775_808.0..0.0).contains(&f) {
+                    serde_json::Number::from(f as i64)
+                } else {
+                    continue;
+                };
+                *n = whole;
+                changed = true;
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(members) => stack.extend(members.values_mut()),
+            _ => {}
+        }
+    }
+    changed
+}
+
 pub(crate) fn parse(text: &str) -> Result<(Value, Vec<String>), serde_json::Error> {
     let duplicates = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_str(text);

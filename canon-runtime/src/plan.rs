@@ -65,10 +65,6 @@ pub(crate) struct Node {
     /// What the schema asserts of a value here beyond its type (binding
     /// plans only).
     pub(crate) assert: Option<Box<Assert>>,
-    /// The schema admits integers here and no other numbers: an integral
-    /// double (`3.0`, as Gemini sends every number) is the integer
-    /// (binding plans only).
-    pub(crate) integral: bool,
     /// Every number admitted here is a 32-bit float (`format: float`): a
     /// number beyond `f32`'s range is refused rather than bound as
     /// infinity (binding plans only).
@@ -245,8 +241,14 @@ impl Plan {
     /// `serde_json::Value`). Positions the schema leaves open (no `type`, an
     /// object without `additionalProperties: false`, an array without
     /// `items`) are guarded all the way down.
-    pub(crate) fn binding(schema: &Value) -> Plan {
-        Compiler::new(schema, true).compile(Policy::DEFAULT)
+    ///
+    /// `derived`: the schema is what schemars derived for the Rust type
+    /// the calls bind to, so bounds that only restate a Rust integer's
+    /// range (`format: uint32` with `minimum: 0`) are left to the type.
+    pub(crate) fn binding(schema: &Value, derived: bool) -> Plan {
+        let mut compiler = Compiler::new(schema, true);
+        compiler.derived = derived;
+        compiler.compile(Policy::DEFAULT)
     }
 
     /// True when the schema has no tolerant position: binding is then plain
@@ -381,6 +383,8 @@ struct Compiler<'s> {
     /// The shape of a guarded position that accepts anything: its items
     /// and members are itself.
     open: Option<usize>,
+    /// The schema was derived from the target type (binding plans).
+    derived: bool,
 }
 
 impl<'s> Compiler<'s> {
@@ -391,6 +395,7 @@ impl<'s> Compiler<'s> {
             refs: HashMap::new(),
             guard,
             open: None,
+            derived: false,
         }
     }
 
@@ -585,7 +590,7 @@ impl<'s> Compiler<'s> {
         }
         if self.guard {
             if let Value::Object(obj) = schema {
-                shape.rules = Rules::compile(obj, shape.types).map(Arc::new);
+                shape.rules = Rules::compile(obj, shape.types, self.derived).map(Arc::new);
             }
             shape.closed = schema.get("additionalProperties") == Some(&Value::Bool(false))
                 && schema.get("patternProperties").is_none();
@@ -839,7 +844,6 @@ impl<'r> Builder<'r> {
         if self.guard {
             let node = &mut self.nodes[id as usize];
             node.assert = assertions(&shapes);
-            node.integral = types & ty::INTEGER != 0 && types & ty::NUMBER == 0;
             let numeric: Vec<&&Shape> = shapes
                 .iter()
                 .filter(|s| s.types & ty::NUMBER != 0)
@@ -887,7 +891,6 @@ impl<'r> Builder<'r> {
             repairs[id]
                 || (guard && accepts[id] & (ty::ARRAY | ty::OBJECT) != 0)
                 || n.assert.is_some()
-                || n.integral
                 || n.float32
         });
         let keep = |c: &NodeId| relevant[*c as usize];

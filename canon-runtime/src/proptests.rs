@@ -155,7 +155,7 @@ proptest! {
     fn binding_plans_guard_without_moving_a_tolerant_position(schema in schema()) {
         let schema = with_defs(schema);
         prop_assert_eq!(
-            crate::plan::Plan::binding(&schema).positions(),
+            crate::plan::Plan::binding(&schema, false).positions(),
             crate::plan::Plan::compile(&schema).positions()
         );
     }

@@ -65,7 +65,7 @@ impl ToolSpec {
         name: impl Into<Cow<'static, str>>,
         description: impl Into<Cow<'static, str>>,
     ) -> Self {
-        Self::new(name, description, published_schema::<A>(false))
+        Self::with_plan(name, description, published_schema::<A>(false), true)
     }
 
     /// A spec with an input schema given as JSON (draft 2020-12).
@@ -74,7 +74,16 @@ impl ToolSpec {
         description: impl Into<Cow<'static, str>>,
         schema: Value,
     ) -> Self {
-        let plan = Plan::binding(&schema);
+        Self::with_plan(name, description, schema, false)
+    }
+
+    fn with_plan(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+        schema: Value,
+        derived: bool,
+    ) -> Self {
+        let plan = Plan::binding(&schema, derived);
         ToolSpec {
             name: name.into(),
             description: description.into(),
@@ -459,10 +468,19 @@ impl ToolSpec {
         let ctx = Ctx::new(&self.plan, Mode::Fast)
             .with_max_depth(self.limits.max_depth)
             .trusting();
-        match binder.bind(&ctx, &value) {
-            Ok(args) => Ok(Bound::new(args, repairs)),
-            Err(_) => Err(self.reject(diagnose::rust_type::<A>(&self.schema, &value))),
+        if let Ok(args) = binder.bind(&ctx, &value) {
+            return Ok(Bound::new(args, repairs));
         }
+        // JSON Schema counts `3.0` as an integer (Gemini sends every number
+        // as a double): the call is bound with whole doubles read as the
+        // integers they are. Not a repair: the schema allowed them.
+        let mut whole = value.clone();
+        if crate::json::whole_numbers(&mut whole) {
+            if let Ok(args) = binder.bind(&ctx, &whole) {
+                return Ok(Bound::new(args, repairs));
+            }
+        }
+        Err(self.reject(diagnose::rust_type::<A>(&self.schema, &value)))
     }
 
     #[inline(always)]

@@ -22,7 +22,7 @@ use serde::de::{
     VariantAccess, Visitor,
 };
 
-use crate::constraint::{hash_scalar, integral, Assert, Num, Scalar};
+use crate::constraint::{hash_scalar, Assert, Num, Scalar};
 use crate::plan::{Member, Node, NodeId, Plan};
 use crate::pointer::Path;
 use crate::repair::{Repair, RepairRule};
@@ -78,8 +78,8 @@ impl<'p> Ctx<'p> {
     }
 
     /// Binds a call `jsonschema` has accepted: the schema's assertions are
-    /// not checked again (what binding itself means, integral doubles as
-    /// integers and the range of 32-bit floats, still holds).
+    /// not checked again (the range of 32-bit floats, which is what binding
+    /// itself means, still holds).
     pub(crate) fn trusting(mut self) -> Self {
         self.checks = false;
         self
@@ -423,16 +423,6 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
 
     #[inline(always)]
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
-        if self.node.integral && integral(v) && !(v == 0.0 && v.is_sign_negative()) {
-            // JSON Schema's integers include `3.0`; the target reads it as
-            // the integer it is.
-            if (0.0..18_446_744_073_709_551_616.0).contains(&v) {
-                return self.visit_u64(v as u64);
-            }
-            if (-9_223_372_036_854_775_808.0..0.0).contains(&v) {
-                return self.visit_i64(v as i64);
-            }
-        }
         if self.node.float32 && v.abs() > f64::from(f32::MAX) {
             return Err(refused());
         }
@@ -522,26 +512,26 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
     #[inline(always)]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         let assert = self.ctx.assert(self.node).filter(|a| a.on_arrays());
-        if self.node.items.is_none() && assert.is_none() {
+        match (self.node.items, assert) {
             // Nothing guarded below: the items cannot nest further.
-            self.ctx.room()?;
-            return self.inner.visit_seq(seq);
+            (None, None) => {
+                self.ctx.room()?;
+                self.inner.visit_seq(seq)
+            }
+            (Some(items), None) => {
+                self.ctx.enter()?;
+                let value = self.inner.visit_seq(Items {
+                    seq,
+                    items: self.ctx.plan.node(items),
+                    ctx: self.ctx,
+                    path: self.path,
+                    index: 0,
+                });
+                self.ctx.leave();
+                value
+            }
+            (_, Some(assert)) => self.visit_checked_seq(seq, assert),
         }
-        self.ctx.enter()?;
-        let mut seq = Seq {
-            seq,
-            items: self.node.items.map(|id| self.ctx.plan.node(id)),
-            ctx: self.ctx,
-            path: self.path,
-            index: 0,
-            assert,
-            unique: assert.filter(|a| a.unique()).map(|_| Seen::default()),
-        };
-        let value = self.inner.visit_seq(&mut seq);
-        self.ctx.leave();
-        let value = value?;
-        seq.finish()?;
-        Ok(value)
     }
 
     #[inline(always)]
@@ -582,6 +572,35 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
             ctx: self.ctx,
             path: self.path,
         })
+    }
+}
+
+impl<'a, V> Vis<'a, V> {
+    /// An array whose count or items the schema asserts something of.
+    #[inline(never)]
+    fn visit_checked_seq<'de, A: SeqAccess<'de>>(
+        self,
+        seq: A,
+        assert: &'a Assert,
+    ) -> Result<V::Value, A::Error>
+    where
+        V: Visitor<'de>,
+    {
+        self.ctx.enter()?;
+        let mut seq = Seq {
+            seq,
+            items: self.node.items.map(|id| self.ctx.plan.node(id)),
+            ctx: self.ctx,
+            path: self.path,
+            index: 0,
+            assert,
+            unique: assert.unique().then(Seen::default),
+        };
+        let value = self.inner.visit_seq(&mut seq);
+        self.ctx.leave();
+        let value = value?;
+        seq.finish()?;
+        Ok(value)
     }
 }
 
@@ -629,6 +648,44 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, S> {
     }
 }
 
+/// The items of an array with a plan below them and nothing asserted of
+/// the array itself.
+struct Items<'a, A> {
+    seq: A,
+    items: &'a Node,
+    ctx: &'a Ctx<'a>,
+    path: &'a Path<'a>,
+    index: usize,
+}
+
+impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
+    type Error = A::Error;
+
+    #[inline(always)]
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, A::Error> {
+        let path = Path::Index {
+            parent: self.path,
+            index: self.index,
+        };
+        self.index += 1;
+        self.seq.next_element_seed(Seed {
+            seed,
+            node: self.items,
+            ctx: self.ctx,
+            path: &path,
+        })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.seq.size_hint()
+    }
+}
+
+/// The items of an array the schema asserts something of (a count,
+/// distinct items), counted and hashed as they come.
 struct Seq<'a, A> {
     seq: A,
     items: Option<&'a Node>,
@@ -636,8 +693,8 @@ struct Seq<'a, A> {
     path: &'a Path<'a>,
     /// Items read so far.
     index: usize,
-    /// The assertions on this array, when checked.
-    assert: Option<&'a Assert>,
+    /// The assertions on this array.
+    assert: &'a Assert,
     /// The items' hashes, when they must be distinct.
     unique: Option<Seen>,
 }
@@ -646,10 +703,8 @@ impl<A> Seq<'_, A> {
     /// After the last item: the count holds.
     #[inline(always)]
     fn finish<E: de::Error>(&mut self) -> Result<(), E> {
-        if let Some(assert) = self.assert {
-            if !assert.items(self.index as u64, true) {
-                return Err(refused());
-            }
+        if !self.assert.items(self.index as u64, true) {
+            return Err(refused());
         }
         match self.unique.as_mut().map(Seen::finish) {
             Some(false) => Err(refused()),
@@ -692,10 +747,8 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
         };
         if item.is_some() {
             self.index += 1;
-            if let Some(assert) = self.assert {
-                if !assert.items(self.index as u64, false) {
-                    return Err(refused());
-                }
+            if !self.assert.items(self.index as u64, false) {
+                return Err(refused());
             }
             if let Some(seen) = &mut self.unique {
                 // An item that is not a scalar is left to `jsonschema`.
@@ -771,19 +824,24 @@ impl<'a> Slot<'a> {
     /// The path of the value after the key, under `parent`, and its plan.
     #[inline(always)]
     fn target<'s>(&'s self, parent: &'s Path<'s>) -> Option<(Path<'s>, NodeId)> {
-        match self.member {
-            Member::Skip => None,
-            Member::Named(token, id) => Some((Path::Token { parent, token }, id)),
-            // Without a rule below, the key was not kept: nothing below
-            // asks for a pointer.
-            Member::Additional(id, _) => Some((
-                Path::Key {
-                    parent,
-                    key: &self.key,
-                },
-                id,
-            )),
-        }
+        target(self.member, &self.key, parent)
+    }
+}
+
+/// The path of the value after a key (`member` of its object, `key` kept
+/// when it is not a declared property), under `parent`, and its plan.
+#[inline(always)]
+fn target<'s>(
+    member: Member<'s>,
+    key: &'s str,
+    parent: &'s Path<'s>,
+) -> Option<(Path<'s>, NodeId)> {
+    match member {
+        Member::Skip => None,
+        Member::Named(token, id) => Some((Path::Token { parent, token }, id)),
+        // Without a rule below, the key was not kept: nothing below asks
+        // for a pointer.
+        Member::Additional(id, _) => Some((Path::Key { parent, key }, id)),
     }
 }
 
@@ -1358,11 +1416,13 @@ impl<'a, 'de, A: EnumAccess<'de>> EnumAccess<'de> for Enum<'a, A> {
             node: self.node,
             slot: &mut slot,
         })?;
+        let Slot { member, key, .. } = slot;
         Ok((
             value,
             Variant {
                 variant,
-                slot,
+                member,
+                key,
                 ctx: self.ctx,
                 path: self.path,
             },
@@ -1370,9 +1430,12 @@ impl<'a, 'de, A: EnumAccess<'de>> EnumAccess<'de> for Enum<'a, A> {
     }
 }
 
+/// A variant's content, at the plan its name leads to (only the route is
+/// kept: a variant's name is never checked for repeats).
 struct Variant<'a, A> {
     variant: A,
-    slot: Slot<'a>,
+    member: Member<'a>,
+    key: String,
     ctx: &'a Ctx<'a>,
     path: &'a Path<'a>,
 }
@@ -1385,7 +1448,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, A::Error> {
-        match self.slot.target(self.path) {
+        match target(self.member, &self.key, self.path) {
             None => self.variant.newtype_variant_seed(seed),
             Some((path, id)) => self.variant.newtype_variant_seed(Seed {
                 seed,
@@ -1397,7 +1460,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
-        match self.slot.target(self.path) {
+        match target(self.member, &self.key, self.path) {
             None => self.variant.tuple_variant(len, visitor),
             Some((path, id)) => self.variant.tuple_variant(
                 len,
@@ -1417,7 +1480,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, A::Error> {
-        match self.slot.target(self.path) {
+        match target(self.member, &self.key, self.path) {
             None => self.variant.struct_variant(fields, visitor),
             Some((path, id)) => self.variant.struct_variant(
                 fields,

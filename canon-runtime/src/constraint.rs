@@ -37,6 +37,34 @@ const UNCHECKED: [&str; 13] = [
     "unevaluatedItems",
 ];
 
+/// Keywords the single pass checks itself.
+const CHECKED: [&str; 15] = [
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "not",
+];
+
+/// True when `schema` asserts something of a value beyond its type (and
+/// `enum`/`const`, which also narrow the type).
+pub(crate) fn asserts(schema: &Map<String, Value>) -> bool {
+    CHECKED
+        .iter()
+        .chain(UNCHECKED.iter())
+        .any(|k| schema.contains_key(*k))
+}
+
 /// A JSON number as the single pass sees it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Num {

@@ -452,7 +452,7 @@ impl<'s> Compiler<'s> {
         let structural = ["properties", "items", "additionalProperties"]
             .iter()
             .any(|k| obj.contains_key(*k))
-            || (self.guard && ASSERTIONS.iter().any(|k| obj.contains_key(*k)));
+            || (self.guard && crate::constraint::asserts(obj));
         let applicators = ["$ref", "anyOf", "oneOf", "allOf"]
             .iter()
             .any(|k| obj.contains_key(*k));
@@ -493,22 +493,14 @@ impl<'s> Compiler<'s> {
     /// True when a shape reachable from `id` asserts more than types or is
     /// closed.
     fn asserts(&self, id: usize) -> bool {
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![id];
-        while let Some(id) = stack.pop() {
-            if !seen.insert(id) {
-                continue;
-            }
-            match &self.raws[id] {
+        shapes_of(&self.raws, id)
+            .into_iter()
+            .any(|s| match &self.raws[s] {
                 Raw::Shape(shape) => {
-                    if shape.rules.is_some() || shape.closed || shape.float32 || shape.poison {
-                        return true;
-                    }
+                    shape.rules.is_some() || shape.closed || shape.float32 || shape.poison
                 }
-                Raw::Group(members) => stack.extend(members.iter().copied()),
-            }
-        }
-        false
+                Raw::Group(_) => false,
+            })
     }
 
     fn reference(&mut self, reference: &'s str) -> usize {
@@ -726,21 +718,7 @@ impl<'r> Builder<'r> {
 
     /// The shapes a raw node stands for, through groups (cycle-safe).
     fn expand(&self, id: usize) -> BTreeSet<usize> {
-        let mut out = BTreeSet::new();
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![id];
-        while let Some(id) = stack.pop() {
-            if !seen.insert(id) {
-                continue;
-            }
-            match &self.raws[id] {
-                Raw::Shape(_) => {
-                    out.insert(id);
-                }
-                Raw::Group(members) => stack.extend(members.iter().copied()),
-            }
-        }
-        out
+        shapes_of(self.raws, id)
     }
 
     fn intern(&mut self, set: BTreeSet<usize>) -> NodeId {
@@ -981,35 +959,24 @@ fn count(schema: &Value, key: &str) -> Option<u64> {
     schema.get(key).and_then(Value::as_u64)
 }
 
-/// Keywords that assert something of a value beyond its type.
-const ASSERTIONS: [&str; 26] = [
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "format",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "minProperties",
-    "maxProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "dependentRequired",
-    "dependentSchemas",
-    "dependencies",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "patternProperties",
-];
+/// The shapes raw node `id` stands for, through groups (cycle-safe).
+fn shapes_of(raws: &[Raw], id: usize) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![id];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        match &raws[id] {
+            Raw::Shape(_) => {
+                out.insert(id);
+            }
+            Raw::Group(members) => stack.extend(members.iter().copied()),
+        }
+    }
+    out
+}
 
 /// The assertions at a position whose schema objects are `shapes` (its
 /// union): `None` when some object admitting each type asserts nothing of

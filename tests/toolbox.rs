@@ -187,7 +187,7 @@ async fn a_batch_keeps_order_ids_and_every_outcome() {
             },
         ),
         (
-            "serach_code",
+            Toolbox::UNKNOWN_TOOLS,
             ToolStats {
                 calls: 1,
                 rejected: 1,
@@ -394,4 +394,33 @@ fn output_schemas_come_from_the_return_type() {
     );
     assert_eq!(Flaky.output_schema(), Some(&json!({"type": "string"})));
     assert_eq!(Opaque.output_schema(), None);
+}
+
+#[tokio::test]
+async fn invented_tool_names_share_one_stats_entry() {
+    let toolbox = toolbox();
+    let calls = (0..10_000).map(|i| ToolCall::new(i.to_string(), format!("made_up_{i}"), "{}"));
+    for result in toolbox.call_batch(calls).await {
+        assert!(matches!(result.outcome, ToolOutcome::NoSuchTool { .. }));
+    }
+    toolbox.call(ToolCall::new("p", "ping", "")).await;
+    let stats = toolbox.stats();
+    assert!(
+        stats.len() <= toolbox.specs().count() + 1,
+        "{}",
+        stats.len()
+    );
+    assert_eq!(
+        stats.keys().collect::<Vec<_>>(),
+        [Toolbox::UNKNOWN_TOOLS, "ping"]
+    );
+    assert_eq!(
+        stats[Toolbox::UNKNOWN_TOOLS],
+        ToolStats {
+            calls: 10_000,
+            rejected: 10_000,
+            ..Default::default()
+        }
+    );
+    assert_eq!(stats["ping"].calls, 1);
 }

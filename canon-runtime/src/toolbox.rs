@@ -487,6 +487,25 @@ pub struct Toolbox {
 }
 
 impl Toolbox {
+    /// The key under which [`stats`](Self::stats) counts every call of a
+    /// tool the toolbox does not have, whatever name the model invented, so
+    /// the table holds at most one entry per tool and this one. (A tool
+    /// registered under this very name would share the entry.)
+    ///
+    /// ```
+    /// use canon::{ToolCall, Toolbox};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let toolbox = Toolbox::new();
+    /// toolbox.call(ToolCall::new("1", "serach", "{}")).await;
+    /// toolbox.call(ToolCall::new("2", "lookup", "{}")).await;
+    /// let stats = toolbox.stats();
+    /// assert_eq!(stats.len(), 1);
+    /// assert_eq!(stats[Toolbox::UNKNOWN_TOOLS].calls, 2);
+    /// # });
+    /// ```
+    pub const UNKNOWN_TOOLS: &'static str = "(unknown tools)";
+
     /// An empty toolbox.
     pub fn new() -> Self {
         Self::default()
@@ -693,7 +712,8 @@ impl Toolbox {
     }
 
     /// Per-tool counts of calls, outcomes and repairs by rule; calls of
-    /// unknown tools are counted under their name too.
+    /// tools the toolbox does not have are counted together under
+    /// [`UNKNOWN_TOOLS`](Self::UNKNOWN_TOOLS), as rejected.
     pub fn stats(&self) -> BTreeMap<String, ToolStats> {
         self.stats.lock().map(|s| s.clone()).unwrap_or_default()
     }
@@ -780,7 +800,12 @@ impl Toolbox {
         let Ok(mut stats) = self.stats.lock() else {
             return;
         };
-        let entry = stats.entry(name.to_owned()).or_default();
+        // Invented names share one entry, so the table stays bounded.
+        let key = match outcome {
+            ToolOutcome::NoSuchTool { .. } => Self::UNKNOWN_TOOLS,
+            _ => name,
+        };
+        let entry = stats.entry(key.to_owned()).or_default();
         entry.calls += 1;
         match outcome {
             ToolOutcome::Ran { repairs, .. } => {

@@ -163,10 +163,7 @@ async fn a_batch_keeps_order_ids_and_every_outcome() {
                     .to_owned(),
                 true
             ),
-            (
-                "The tool `explode` failed: the tool panicked: boom: test".to_owned(),
-                true
-            ),
+            ("The tool `explode` failed unexpectedly.".to_owned(), true),
             (
                 "The tool `flaky` failed: the backend is down".to_owned(),
                 true
@@ -423,4 +420,48 @@ async fn invented_tool_names_share_one_stats_entry() {
         }
     );
     assert_eq!(stats["ping"].calls, 1);
+}
+
+#[tokio::test]
+async fn a_panic_text_reaches_the_model_only_when_allowed() {
+    /// Panics with a secret.
+    #[tool]
+    fn leak() -> String {
+        panic!("secret token sk-123 leaked")
+    }
+
+    let mut quiet = Toolbox::new();
+    quiet.add(Leak).unwrap();
+    assert!(!quiet.has_panic_messages());
+    let result = quiet.call(ToolCall::new("1", "leak", "{}")).await;
+    // The caller gets the full text.
+    assert_eq!(
+        result.outcome,
+        ToolOutcome::Failed {
+            message: "the tool panicked: secret token sk-123 leaked".into()
+        }
+    );
+    assert_eq!(quiet.stats()["leak"].failed, 1);
+    // The model does not, by default, by either path.
+    for message in [quiet.message(&result), result.to_message(true)] {
+        assert_eq!(message.text, "The tool `leak` failed unexpectedly.");
+        assert!(message.is_error);
+    }
+    // Showing it is an explicit opt-in.
+    let mut open = Toolbox::new().panic_messages(true);
+    open.add(Leak).unwrap();
+    assert!(open.has_panic_messages());
+    let result = open.call(ToolCall::new("2", "leak", "{}")).await;
+    assert_eq!(
+        open.message(&result).text,
+        "The tool `leak` failed: the tool panicked: secret token sk-123 leaked"
+    );
+    // A tool's own error is still shown as it was.
+    let flaky = toolbox()
+        .call(ToolCall::new("3", "flaky", json!({"fail": true})))
+        .await;
+    assert_eq!(
+        quiet.message(&flaky).text,
+        "The tool `flaky` failed: the backend is down"
+    );
 }

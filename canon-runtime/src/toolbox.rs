@@ -259,7 +259,10 @@ pub enum ToolOutcome {
     Rejected(BindError),
     /// The tool ran and failed, returned an error or panicked.
     Failed {
-        /// The tool's error text.
+        /// The tool's error text; for a panic, `the tool panicked: ` and the
+        /// panic's own text. The model is shown a panic's text only when
+        /// the toolbox allows it ([`Toolbox::panic_messages`]); otherwise
+        /// it is told the tool failed unexpectedly.
         message: String,
     },
     /// No tool has that name.
@@ -305,7 +308,16 @@ pub struct ToolMessage {
 impl CallResult {
     /// The message for the model; with `repair_notes`, a successful result
     /// that needed repairs ends with one line saying what to send instead.
+    /// A tool that panicked is said to have failed unexpectedly, without
+    /// the panic's text (which [`Toolbox::message`] shows only with
+    /// [`Toolbox::panic_messages`]).
     pub fn to_message(&self, repair_notes: bool) -> ToolMessage {
+        self.render(repair_notes, false)
+    }
+
+    /// The message for the model, showing a panic's text when
+    /// `panic_messages` is set.
+    fn render(&self, repair_notes: bool, panic_messages: bool) -> ToolMessage {
         let text = match &self.outcome {
             ToolOutcome::Ran { output, repairs } => {
                 let mut text = match output {
@@ -319,6 +331,9 @@ impl CallResult {
                 text
             }
             ToolOutcome::Rejected(error) => error.to_string(),
+            ToolOutcome::Failed { message } if !panic_messages && message.starts_with(PANICKED) => {
+                format!("The tool `{}` failed unexpectedly.", self.name)
+            }
             ToolOutcome::Failed { message } => {
                 format!("The tool `{}` failed: {message}", self.name)
             }
@@ -350,6 +365,9 @@ impl CallResult {
         }
     }
 }
+
+/// How the message of a [`ToolOutcome::Failed`] for a panic begins.
+const PANICKED: &str = "the tool panicked: ";
 
 /// The longest unknown tool name, in bytes, for which the closest tool
 /// name is looked for: a longer name is no near miss, and comparing it with
@@ -478,6 +496,7 @@ pub struct Toolbox {
     tools: Vec<Arc<dyn DynTool>>,
     index: HashMap<String, usize>,
     repair_notes: bool,
+    panic_messages: bool,
     policy: Policy,
     /// A declaration in a dialect that makes optional properties nullable
     /// was exported (or named with `declared_in`).
@@ -539,6 +558,47 @@ impl Toolbox {
     #[must_use]
     pub fn repair_notes(mut self, on: bool) -> Self {
         self.repair_notes = on;
+        self
+    }
+
+    /// Shows the model the text of a tool's panic. Off by default: a panic's
+    /// text can hold anything (a token, a path, an internal state), so the
+    /// model is told only that the tool failed unexpectedly, while the
+    /// caller always gets the full text in the [`CallResult`]
+    /// ([`ToolOutcome::Failed`]).
+    ///
+    /// ```
+    /// use canon::{tool, ToolCall, ToolOutcome, Toolbox};
+    ///
+    /// /// Always fails.
+    /// #[tool]
+    /// fn explode() -> String {
+    ///     panic!("secret token sk-123 leaked")
+    /// }
+    ///
+    /// let mut quiet = Toolbox::new();
+    /// quiet.add(Explode).unwrap();
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let result = quiet.call(ToolCall::new("1", "explode", "{}")).await;
+    /// // The caller has the panic's text...
+    /// assert_eq!(
+    ///     result.outcome,
+    ///     ToolOutcome::Failed { message: "the tool panicked: secret token sk-123 leaked".into() }
+    /// );
+    /// // ...the model is told only that the tool failed.
+    /// assert_eq!(quiet.message(&result).text, "The tool `explode` failed unexpectedly.");
+    ///
+    /// let mut open = Toolbox::new().panic_messages(true);
+    /// open.add(Explode).unwrap();
+    /// assert_eq!(
+    ///     open.message(&result).text,
+    ///     "The tool `explode` failed: the tool panicked: secret token sk-123 leaked"
+    /// );
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn panic_messages(mut self, on: bool) -> Self {
+        self.panic_messages = on;
         self
     }
 
@@ -608,6 +668,12 @@ impl Toolbox {
     /// Whether messages carry repair notes.
     pub fn has_repair_notes(&self) -> bool {
         self.repair_notes
+    }
+
+    /// Whether messages show the text of a tool's panic (see
+    /// [`panic_messages`](Self::panic_messages)).
+    pub fn has_panic_messages(&self) -> bool {
+        self.panic_messages
     }
 
     /// The tools' specs, in registration order.
@@ -706,9 +772,12 @@ impl Toolbox {
         join_all(calls.into_iter().map(|call| self.call_with(call, context))).await
     }
 
-    /// The call's result as the message a model expects.
+    /// The call's result as the message a model expects, with repair notes
+    /// and a panic's text as the toolbox was built
+    /// ([`repair_notes`](Self::repair_notes),
+    /// [`panic_messages`](Self::panic_messages)).
     pub fn message(&self, result: &CallResult) -> ToolMessage {
-        result.to_message(self.repair_notes)
+        result.render(self.repair_notes, self.panic_messages)
     }
 
     /// Per-tool counts of calls, outcomes and repairs by rule; calls of
@@ -765,7 +834,7 @@ impl Toolbox {
         let mut outcome = match invoked {
             Ok(outcome) => outcome,
             Err(panic) => ToolOutcome::Failed {
-                message: format!("the tool panicked: {}", panic_message(&*panic)),
+                message: format!("{PANICKED}{}", panic_message(&*panic)),
             },
         };
         if let ToolOutcome::Rejected(error) = outcome {
@@ -826,6 +895,7 @@ impl fmt::Debug for Toolbox {
         f.debug_struct("Toolbox")
             .field("tools", &names)
             .field("repair_notes", &self.repair_notes)
+            .field("panic_messages", &self.panic_messages)
             .field("policy", &self.policy)
             .finish()
     }

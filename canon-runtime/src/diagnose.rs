@@ -347,7 +347,9 @@ fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut
         .rfind('/')
         .and_then(|cut| schema.pointer(&keyword_at[..cut]))
         .unwrap_or(schema);
-    let received = Some(Received::of(error.instance()));
+    // What came, previewed only for a violation that shows it (a missing
+    // property's error holds the whole object around it).
+    let received = || Some(Received::of(error.instance()));
     let wrong = |kind: ViolationKind, expected: String, received: Option<Received>| {
         let message = match &received {
             Some(r) => format!("expected {expected}, got {}", r.phrase()),
@@ -462,26 +464,26 @@ fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut
                 _ => out.push(wrong(
                     ViolationKind::WrongType,
                     describe(schema, holder),
-                    received,
+                    received(),
                 )),
             }
         }
         ValidationErrorKind::Type { .. } => {
             let expected = describe(schema, holder);
             let holder = resolve(schema, holder);
-            match string_for_array(&at, &expected, holder, error.instance(), &received) {
+            match string_for_array(&at, &expected, holder, error.instance(), &received()) {
                 Some(hint) => out.push(hint),
-                None => out.push(wrong(ViolationKind::WrongType, expected, received)),
+                None => out.push(wrong(ViolationKind::WrongType, expected, received())),
             }
         }
         ValidationErrorKind::Enum { .. } | ValidationErrorKind::Constant { .. } => out.push(wrong(
             ViolationKind::NotAllowed,
             describe(schema, holder),
-            received,
+            received(),
         )),
         kind => {
             let expected = constraint(kind).unwrap_or_else(|| error.to_string());
-            out.push(wrong(ViolationKind::Constraint, expected, received));
+            out.push(wrong(ViolationKind::Constraint, expected, received()));
         }
     }
 }
@@ -1173,6 +1175,32 @@ fn strip_position(message: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn missing_properties_cost_nothing_of_the_data_beside_them() {
+        let names: Vec<String> = (0..1000).map(|i| format!("p{i:04}")).collect();
+        let properties: serde_json::Map<String, Value> = names
+            .iter()
+            .map(|n| (n.clone(), json!({"type": "string"})))
+            .collect();
+        let schema = json!({"type": "object", "properties": properties, "required": names});
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let work = |data: Value| {
+            crate::error::PREVIEW_WORK.with(|w| w.set(0));
+            let found = explain(&schema, Some(&validator), &data, Vec::new());
+            assert_eq!(found.len(), 999);
+            crate::error::PREVIEW_WORK.with(|w| w.get())
+        };
+        let small = work(json!({"p0000": "x", "data": "d"}));
+        let large = work(json!({"p0000": "x", "data": "d".repeat(512 << 10)}));
+        // The same work whatever the size of the data: at most one preview
+        // per violation.
+        assert_eq!(small, large);
+        assert_eq!(
+            large, 0,
+            "a missing property shows nothing of what is there"
+        );
+    }
 
     #[test]
     fn describes_schemas_in_words() {

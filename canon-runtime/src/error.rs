@@ -102,12 +102,13 @@ pub struct Received {
 }
 
 impl Received {
-    /// Describes `value`.
+    /// Describes `value`. The cost is that of the preview, whatever the size
+    /// of `value`: at most [`PREVIEW_BYTES`] bytes of its JSON text are ever
+    /// written.
     pub fn of(value: &Value) -> Received {
-        let text = value.to_string();
         Received {
             json_type: JsonType::of(value),
-            preview: preview(&text),
+            preview: preview_of(value),
         }
     }
 
@@ -123,6 +124,123 @@ impl Received {
             JsonType::Object => format!("the object {}", self.preview),
         }
     }
+}
+
+/// The most bytes of a value's JSON text written to preview it: enough for
+/// [`PREVIEW_CHARS`] characters and one more (which tells a cut), each of up
+/// to four bytes.
+pub(crate) const PREVIEW_BYTES: usize = (PREVIEW_CHARS + 1) * 4;
+
+#[cfg(test)]
+thread_local! {
+    /// The work of previews on this thread (tests only): bytes of JSON
+    /// text written, and bytes of strings read to write them.
+    pub(crate) static PREVIEW_WORK: std::cell::Cell<usize> =
+        const { std::cell::Cell::new(0) };
+}
+
+/// A writer that keeps the first `cap` bytes and refuses the rest, which
+/// stops the serializer: a preview never costs the whole value.
+struct Bounded {
+    text: Vec<u8>,
+    cap: usize,
+}
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let room = self.cap - self.text.len();
+        if room == 0 {
+            return Err(std::io::Error::other("preview is full"));
+        }
+        let n = bytes.len().min(room);
+        self.text.extend_from_slice(&bytes[..n]);
+        #[cfg(test)]
+        PREVIEW_WORK.with(|w| w.set(w.get() + n));
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The [`preview`] of `value`, from at most [`PREVIEW_BYTES`] bytes of its
+/// JSON text, and no more than [`PREVIEW_CHARS`] and one characters read of
+/// any string in it.
+fn preview_of(value: &Value) -> String {
+    let mut out = Bounded {
+        text: Vec::new(),
+        cap: PREVIEW_BYTES,
+    };
+    let whole = write_json(value, &mut out).is_ok();
+    let mut text = match String::from_utf8(out.text) {
+        Ok(text) => text,
+        Err(e) => {
+            // A character cut at the last byte is left out.
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            String::from_utf8(bytes).unwrap_or_default()
+        }
+    };
+    if !whole && value.is_string() {
+        // A cut string keeps its closing quote; what is cut here lies past
+        // the preview (at least one character more than it holds).
+        text.push('"');
+    }
+    preview(&text)
+}
+
+/// Writes `value` as compact JSON text (as `serde_json` does) until `out`
+/// is full or a string is cut; `Err` when the text was not written whole.
+fn write_json(value: &Value, out: &mut Bounded) -> Result<(), ()> {
+    use std::io::Write;
+    match value {
+        Value::String(s) => write_str(s, out),
+        Value::Array(items) => {
+            out.write_all(b"[").map_err(drop)?;
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b",").map_err(drop)?;
+                }
+                write_json(item, out)?;
+            }
+            out.write_all(b"]").map_err(drop)
+        }
+        Value::Object(members) => {
+            out.write_all(b"{").map_err(drop)?;
+            for (i, (key, member)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b",").map_err(drop)?;
+                }
+                write_str(key, out)?;
+                out.write_all(b":").map_err(drop)?;
+                write_json(member, out)?;
+            }
+            out.write_all(b"}").map_err(drop)
+        }
+        scalar => serde_json::to_writer(out, scalar).map_err(drop),
+    }
+}
+
+/// Writes `s` as a JSON string, reading no more than its first
+/// [`PREVIEW_CHARS`] and one characters: a longer one is cut (no closing
+/// quote) and `Err` returned, since it alone outruns the preview.
+fn write_str(s: &str, out: &mut Bounded) -> Result<(), ()> {
+    use std::io::Write;
+    let end = s
+        .char_indices()
+        .nth(PREVIEW_CHARS + 1)
+        .map_or(s.len(), |(i, _)| i);
+    #[cfg(test)]
+    PREVIEW_WORK.with(|w| w.set(w.get() + end));
+    let escaped = serde_json::to_string(&s[..end]).map_err(drop)?;
+    if end == s.len() {
+        return out.write_all(escaped.as_bytes()).map_err(drop);
+    }
+    let open = &escaped[..escaped.len() - 1];
+    out.write_all(open.as_bytes()).map_err(drop)?;
+    Err(())
 }
 
 /// Cuts `text` (a value as JSON text) to [`PREVIEW_CHARS`] characters with
@@ -447,6 +565,42 @@ mod tests {
         assert_eq!(cut("\"abcdef\"", 6), "\"abc…\"");
         assert_eq!(Received::of(&json!(5)).phrase(), "the number 5");
         assert_eq!(Received::of(&json!("")).phrase(), "an empty string");
+    }
+
+    #[test]
+    fn previews_cost_the_preview_not_the_value() {
+        let written = |value: &Value| {
+            PREVIEW_WORK.with(|w| w.set(0));
+            let preview = Received::of(value).preview;
+            (preview, PREVIEW_WORK.with(|w| w.get()))
+        };
+        let ten_mb = 10 * 1024 * 1024;
+        let huge = [
+            json!("x".repeat(ten_mb)),
+            json!("é\n".repeat(ten_mb / 3)),
+            json!(vec![json!({ "k": "v".repeat(ten_mb / 10) }); 10]),
+            json!({"a": "b".repeat(ten_mb)}),
+        ];
+        for value in &huge {
+            let (preview, bytes) = written(value);
+            // Written, and read from strings: no more than was written,
+            // but for the one cut after 65 characters.
+            assert!(bytes <= 3 * PREVIEW_BYTES, "{bytes} bytes of work");
+            assert_eq!(preview.chars().count(), PREVIEW_CHARS, "{preview}");
+            assert!(preview.ends_with('…') || preview.ends_with("…\""));
+        }
+        // Same previews as cutting the whole text, at every length around
+        // the cut, with escapes and multi-byte characters at its edge.
+        for n in 0..300 {
+            for unit in ["a", "é", "\n", "\u{1}", "😀", "\""] {
+                let text = unit.repeat(n);
+                for value in [json!(text), json!([text]), json!({ "k": text })] {
+                    let (preview, bytes) = written(&value);
+                    assert!(bytes <= 3 * PREVIEW_BYTES);
+                    assert_eq!(preview, cut(&value.to_string(), PREVIEW_CHARS), "{value}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -128,7 +128,7 @@ impl McpServer {
             .await;
         if let ToolOutcome::NoSuchTool { name, .. } = &result.outcome {
             return Err(ErrorData::invalid_params(
-                format!("Unknown tool: {name}"),
+                format!("Unknown tool: {}", crate::toolbox::name_preview(name)),
                 None,
             ));
         }

@@ -378,7 +378,7 @@ const MAX_SUGGESTED_NAME_BYTES: usize = 128;
 /// [`PREVIEW_CHARS`](crate::PREVIEW_CHARS) characters (an ellipsis marks a
 /// cut), control characters and line or paragraph separators escaped, so
 /// the text stays on one line whatever name the model invented.
-fn name_preview(name: &str) -> String {
+pub(crate) fn name_preview(name: &str) -> String {
     let max = crate::error::PREVIEW_CHARS;
     let mut out = String::new();
     let mut used = 0;

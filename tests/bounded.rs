@@ -78,3 +78,26 @@ fn a_thousand_missing_properties_beside_512_kib_cost_no_copies_of_it() {
     // it for the whole call are allowed.
     assert!(bytes < 16 << 20, "{bytes} bytes allocated");
 }
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Lists {
+    lists: Vec<Vec<String>>,
+}
+
+#[test]
+fn forty_thousand_blank_strings_are_each_reported_once() {
+    let spec = canon::ToolSpec::of::<Lists>("lists", "Lists of names.");
+    let args = json!({ "lists": vec![""; 40_000] });
+    let error = spec.bind::<Lists>(&args).expect_err("must be rejected");
+    assert_eq!(error.violations().len(), 40_000);
+    assert!(error
+        .violations()
+        .iter()
+        .all(|v| v.kind == canon::ViolationKind::BlankString));
+    // Sorted by pointer, as text: `/lists/0`, `/lists/1`, `/lists/10`, …
+    assert_eq!(error.pointers()[..3], ["/lists/0", "/lists/1", "/lists/10"]);
+    let text = error.to_string();
+    assert_eq!(text.matches("got a blank string").count(), 20);
+    assert!(text.contains(" And 39980 more violations. "), "{text}");
+}

@@ -253,9 +253,13 @@ macro_rules! forward_deserialize {
     )*};
 }
 
-macro_rules! forward_all_but_any_seq_and_ignored {
-    ($make:ident) => {
-        forward_deserialize! {$make;
+/// Passes `$forward!` the tokens `$head`, then every method of serde's
+/// `Deserializer` but `deserialize_any`, `deserialize_seq` and
+/// `deserialize_ignored_any` (which a wrapper either treats apart or lists
+/// in `$head`): one list for every wrapper that forwards them.
+macro_rules! with_deserialize_methods {
+    ($forward:ident! { $($head:tt)* }) => {
+        $forward! { $($head)*
             deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32();
             deserialize_i64(); deserialize_i128(); deserialize_u8(); deserialize_u16();
             deserialize_u32(); deserialize_u64(); deserialize_u128(); deserialize_f32();
@@ -314,7 +318,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for De<'_, D> {
         }
     }
 
-    forward_all_but_any_seq_and_ignored!(plain);
+    with_deserialize_methods!(forward_deserialize! { plain; });
 
     fn is_human_readable(&self) -> bool {
         self.de.is_human_readable()
@@ -973,30 +977,6 @@ struct KeyDe<'s, 'a, D> {
     slot: &'s mut Slot<'a>,
 }
 
-/// Calls `$forward!` with every method of serde's `Deserializer`: the
-/// wrappers that watch every value (a key's, a set item's) forward them
-/// all.
-macro_rules! every_deserialize_method {
-    ($forward:ident) => {
-        $forward! {
-            deserialize_any(); deserialize_seq();
-            deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32();
-            deserialize_i64(); deserialize_i128(); deserialize_u8(); deserialize_u16();
-            deserialize_u32(); deserialize_u64(); deserialize_u128(); deserialize_f32();
-            deserialize_f64(); deserialize_char(); deserialize_str(); deserialize_string();
-            deserialize_bytes(); deserialize_byte_buf(); deserialize_option(); deserialize_unit();
-            deserialize_unit_struct(name: &'static str);
-            deserialize_newtype_struct(name: &'static str);
-            deserialize_tuple(len: usize);
-            deserialize_tuple_struct(name: &'static str, len: usize);
-            deserialize_map();
-            deserialize_struct(name: &'static str, fields: &'static [&'static str]);
-            deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-            deserialize_identifier(); deserialize_ignored_any();
-        }
-    };
-}
-
 macro_rules! forward_key_deserialize {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
         #[inline(always)]
@@ -1010,7 +990,9 @@ macro_rules! forward_key_deserialize {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, '_, D> {
     type Error = D::Error;
 
-    every_deserialize_method!(forward_key_deserialize);
+    with_deserialize_methods!(forward_key_deserialize! {
+        deserialize_any(); deserialize_seq(); deserialize_ignored_any();
+    });
 
     fn is_human_readable(&self) -> bool {
         self.de.is_human_readable()
@@ -1177,7 +1159,9 @@ macro_rules! forward_hash_deserialize {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for HashDe<'_, D> {
     type Error = D::Error;
 
-    every_deserialize_method!(forward_hash_deserialize);
+    with_deserialize_methods!(forward_hash_deserialize! {
+        deserialize_any(); deserialize_seq(); deserialize_ignored_any();
+    });
 
     fn is_human_readable(&self) -> bool {
         self.de.is_human_readable()

@@ -649,9 +649,7 @@ impl Toolbox {
     /// ```
     #[must_use]
     pub fn declared_in(self, dialect: Dialect) -> Self {
-        if Policy::STRICT.declared_in(dialect).nulls_declared() {
-            self.nulls_declared.store(true, Ordering::Relaxed);
-        }
+        self.declare(dialect);
         self
     }
 

@@ -12,6 +12,7 @@ mod diagnose;
 mod error;
 mod export;
 mod json;
+mod json_tool;
 mod limits;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
@@ -39,6 +40,7 @@ pub use error::{
     BindError, CallError, JsonType, Received, Violation, ViolationKind, PREVIEW_CHARS,
 };
 pub use export::{Dialect, ExportError, ToolAnnotations};
+pub use json_tool::JsonTool;
 pub use limits::Limits;
 pub use plan::Plan;
 pub use policy::{Policy, UnknownRule};
@@ -46,6 +48,6 @@ pub use repair::{Bound, Repair, RepairRule};
 pub use spec::ToolSpec;
 pub use tool::Tool;
 pub use toolbox::{
-    Arguments, BoxFuture, CallResult, DuplicateTool, DynTool, JsonTool, ToolCall, ToolMessage,
-    ToolOutcome, ToolStats, Toolbox,
+    Arguments, BoxFuture, CallResult, DuplicateTool, DynTool, ToolCall, ToolMessage, ToolOutcome,
+    ToolStats, Toolbox,
 };

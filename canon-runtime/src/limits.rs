@@ -28,6 +28,16 @@ pub struct Limits {
     /// How many violations the model-facing text lists (default 20); the
     /// rest are counted.
     pub max_listed: usize,
+    /// The longest model-facing text of a refused call, in bytes (default
+    /// 8 KiB): violations that would make it longer are not listed but
+    /// counted ("and N more"), as are those past
+    /// [`max_listed`](Self::max_listed).
+    pub max_feedback_bytes: usize,
+    /// The longest tool output (or tool error text) shown to the model, in
+    /// bytes (default 64 KiB): longer text is cut at a character boundary
+    /// and ends with a marker saying how much was left out. The caller
+    /// still gets the whole output in the [`CallResult`](crate::CallResult).
+    pub max_output_bytes: usize,
 }
 
 impl Default for Limits {
@@ -37,6 +47,8 @@ impl Default for Limits {
             max_depth: 64,
             max_repairs: 64,
             max_listed: crate::error::BindError::LISTED,
+            max_feedback_bytes: 8 << 10,
+            max_output_bytes: 64 << 10,
         }
     }
 }

@@ -91,14 +91,24 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         quote_spanned! {ty.span()=> ::canon::__private::assert_param::<#ty>(); }
     });
 
-    let callee = match target {
-        Target::Free => quote! { #ident },
-        Target::Method { .. } => quote! { self.0.#ident },
-    };
-    let call = if *is_async {
-        quote! { #callee(#(#call_order),*).await }
-    } else {
-        quote! { #callee(#(#call_order),*) }
+    let call = match (target, *is_async) {
+        (Target::Free, true) => quote! { #ident(#(#call_order),*).await },
+        (Target::Method { .. }, true) => quote! { self.0.#ident(#(#call_order),*).await },
+        // A sync tool runs on the blocking pool, so it stalls neither the
+        // executor nor the other calls of a batch, and a timeout can fire.
+        (Target::Free, false) => {
+            let run_blocking = run_blocking(output);
+            quote! { #run_blocking(move || #ident(#(#call_order),*)).await }
+        }
+        (Target::Method { .. }, false) => {
+            let run_blocking = run_blocking(output);
+            quote! {
+                {
+                    let __canon_self = ::std::sync::Arc::clone(&self.0);
+                    #run_blocking(move || __canon_self.#ident(#(#call_order),*)).await
+                }
+            }
+        }
     };
     let infallible = quote! { ::core::convert::Infallible };
     let (output_ty, error_ty, result) = match output {
@@ -202,7 +212,7 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
                 args: &::canon::__private::serde_json::Value,
                 policy: ::canon::Policy,
             ) -> ::core::result::Result<::canon::Bound<#args>, ::canon::BindError> {
-                self.spec().bind_args(args, policy)
+                <Self as ::canon::Tool>::spec(self).bind_args(args, policy)
             }
 
             fn bind_str_with(
@@ -210,7 +220,7 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
                 args: &str,
                 policy: ::canon::Policy,
             ) -> ::core::result::Result<::canon::Bound<#args>, ::canon::BindError> {
-                self.spec().bind_args_str(args, policy)
+                <Self as ::canon::Tool>::spec(self).bind_args_str(args, policy)
             }
 
             #run
@@ -218,6 +228,16 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
 
         #helper
     }
+}
+
+/// The path of `run_blocking`, naming the return type (with its own span),
+/// so that a return type that is not `Send + 'static` is reported there.
+fn run_blocking(output: &Output) -> TokenStream {
+    let ty = match output {
+        Output::Unit => quote! { () },
+        Output::Value(ty) | Output::Result(ty) => quote! { #ty },
+    };
+    quote! { ::canon::__private::run_blocking::<#ty, _> }
 }
 
 /// `run` (and, with `Context` parameters, `run_with`, which fills them from

@@ -38,6 +38,34 @@ impl<T: Clone + Send + Sync + 'static> ContextValue for T {}
 /// Called with each context type so that a missing trait is reported on it.
 pub const fn assert_context<T: ContextValue>() {}
 
+/// Runs a sync tool's body: on Tokio's blocking pool when a Tokio runtime is
+/// current, so that it neither stalls the executor nor the other calls of
+/// a batch, and a timeout around it can fire; inline otherwise.
+///
+/// A panic in `f` resumes as a panic here, where the toolbox catches it as
+/// it catches an async tool's. Dropping the returned future does not stop
+/// `f` once it has started: its thread runs it to the end and its result
+/// is discarded.
+pub async fn run_blocking<R, F>(f: F) -> R
+where
+    R: Send + 'static,
+    F: FnOnce() -> R + Send + 'static,
+{
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return f();
+    };
+    match handle.spawn_blocking(f).await {
+        Ok(output) => output,
+        Err(error) => match error.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            // Only a runtime shutting down cancels a blocking task.
+            Err(error) => std::panic::panic_any(format!(
+                "the runtime shut down before the tool ran ({error})"
+            )),
+        },
+    }
+}
+
 /// A function's return type when it is written `Result<T, E>`.
 pub trait ToolResult {
     /// The success type.

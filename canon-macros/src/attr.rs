@@ -1,5 +1,5 @@
 //! The grammar of `#[tool(...)]` (`name = "..."`, `description = "..."`,
-//! `repair(rule, ...)`) and
+//! `repair(rule, ...)`, `timeout = "30s"`) and
 //! of `#[arg(...)]` on a parameter (`rename = "..."`, `description = "..."`,
 //! `default = expr`).
 
@@ -10,7 +10,7 @@ use syn::{Expr, ExprLit, Lit, LitStr, Meta, Token};
 use crate::errors::Errors;
 
 /// The keys `#[tool(...)]` takes.
-const KEYS: &[&str] = &["name", "description", "repair"];
+const KEYS: &[&str] = &["name", "description", "repair", "timeout"];
 
 /// The opt-in rules `repair(...)` takes (the core rule always applies).
 const RULES: &[&str] = &["json_text", "number_text", "bool_text", "null_as_absent"];
@@ -22,6 +22,8 @@ pub(crate) struct ToolAttr {
     pub(crate) description: Option<LitStr>,
     /// The opt-in rules named in `repair(...)`, in order, each once.
     pub(crate) repair: Vec<syn::Ident>,
+    /// `timeout = "..."`, in milliseconds (above zero).
+    pub(crate) timeout: Option<u64>,
 }
 
 impl ToolAttr {
@@ -45,6 +47,10 @@ impl ToolAttr {
             };
             if ident == "repair" {
                 attr.parse_repair(&meta, errors);
+                continue;
+            }
+            if ident == "timeout" {
+                attr.parse_timeout(&meta, errors);
                 continue;
             }
             let slot = match ident.as_str() {
@@ -87,6 +93,40 @@ impl ToolAttr {
             *slot = Some(value);
         }
         attr
+    }
+
+    /// `timeout = "30s"`: a whole number above zero and a unit, read into
+    /// milliseconds.
+    fn parse_timeout(&mut self, meta: &Meta, errors: &mut Errors) {
+        let value = match meta {
+            Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => s.clone(),
+                other => {
+                    errors.spanned(
+                        other,
+                        format!("`timeout` takes a string literal; {TIMEOUT_FORM}"),
+                    );
+                    return;
+                }
+            },
+            _ => {
+                errors.spanned(
+                    meta,
+                    format!("expected `timeout = \"...\"`; {TIMEOUT_FORM}"),
+                );
+                return;
+            }
+        };
+        if self.timeout.is_some() {
+            errors.spanned(meta.path(), "duplicate key `timeout`: give it once");
+            return;
+        }
+        match duration_ms(&value.value()) {
+            Ok(ms) => self.timeout = Some(ms),
+            Err(problem) => errors.spanned(&value, format!("{problem}; {TIMEOUT_FORM}")),
+        }
     }
 
     /// `repair(json_text, number_text)`: each an opt-in rule, given once.
@@ -148,6 +188,36 @@ impl ToolAttr {
             }
         }
     }
+}
+
+/// What `timeout = "..."` accepts, for its error messages.
+const TIMEOUT_FORM: &str = "a timeout is a whole number above zero followed by `ms`, `s` or `m`, \
+     like \"500ms\", \"30s\" or \"2m\"";
+
+/// A timeout like `500ms`, `30s` or `2m` (a space may stand before the
+/// unit), in milliseconds; or what is wrong with it.
+fn duration_ms(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = trimmed.split_at(digits);
+    let scale: u64 = match unit.trim_start() {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        _ => return Err(format!("`{text}` is not a duration")),
+    };
+    if number.is_empty() {
+        return Err(format!("`{text}` is not a duration"));
+    }
+    let ms = number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("`{text}` is too long to count in milliseconds"))?;
+    if ms == 0 {
+        return Err(format!("`{text}` is zero, which would stop every call"));
+    }
+    Ok(ms)
 }
 
 fn rule_list() -> String {
@@ -263,4 +333,42 @@ fn closest(keys: &[&'static str], key: &str) -> Option<&'static str> {
         .filter(|(d, k)| *d <= 2.max(k.len() / 4))
         .min()
         .map(|(_, k)| k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duration_ms;
+
+    #[test]
+    fn timeouts_read_into_milliseconds() {
+        assert_eq!(duration_ms("500ms"), Ok(500));
+        assert_eq!(duration_ms("30s"), Ok(30_000));
+        assert_eq!(duration_ms("2m"), Ok(120_000));
+        assert_eq!(duration_ms(" 5 s "), Ok(5_000));
+        assert_eq!(duration_ms("18446744073709551615ms"), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn malformed_zero_and_overflowing_timeouts_are_refused() {
+        for text in [
+            "", "s", "30", "1.5s", "30h", "-1s", "30 sec", "ms30", "3 0s",
+        ] {
+            assert_eq!(
+                duration_ms(text),
+                Err(format!("`{text}` is not a duration")),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            duration_ms("0s"),
+            Err("`0s` is zero, which would stop every call".to_owned())
+        );
+        for text in ["18446744073709551616ms", "307445734561825861m"] {
+            assert_eq!(
+                duration_ms(text),
+                Err(format!("`{text}` is too long to count in milliseconds")),
+                "{text}"
+            );
+        }
+    }
 }

@@ -46,6 +46,7 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         description,
         repair,
         is_async,
+        timeout_ms,
         params,
         contexts,
         call_order,
@@ -142,6 +143,13 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
     let (run, helper) = run_fns(
         &unit, &args, &names, contexts, &output_ty, &error_ty, &result,
     );
+    let timeout = timeout_ms.map(|ms| {
+        quote! {
+            fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
+                ::core::option::Option::Some(::core::time::Duration::from_millis(#ms))
+            }
+        }
+    });
     let declared = match target {
         Target::Free => format!("[`{ident}`]"),
         Target::Method { self_ty } => format!("[`{self_ty}::{ident}`]"),
@@ -222,6 +230,8 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
             ) -> ::core::result::Result<::canon::Bound<#args>, ::canon::BindError> {
                 <Self as ::canon::Tool>::spec(self).bind_args_str(args, policy)
             }
+
+            #timeout
 
             #run
         }

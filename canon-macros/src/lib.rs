@@ -37,10 +37,23 @@ use crate::model::ToolFn;
 /// description; `#[tool(repair(number_text, bool_text))]` enables opt-in
 /// repair rules for this tool (`json_text`, `number_text`, `bool_text`,
 /// `null_as_absent`; see `canon::Policy`), beside the core rule, which
-/// always applies. The function may be sync or async, and return `T` or a type
+/// always applies. `#[tool(timeout = "30s")]` gives the tool a timeout of
+/// its own in a `canon::Toolbox` (a whole number above zero and `ms`, `s` or
+/// `m`: `"500ms"`, `"30s"`, `"2m"`; read at compile time), which wins over
+/// the toolbox's default and yields to `Toolbox::timeout_for`. The function
+/// may be sync or async, and return `T` or a type
 /// named `Result` (`Result<T, E>`, `io::Result<T>`, `anyhow::Result<T>`):
 /// `T: Serialize` is the output, `E: Display` the tool's own error. Each
 /// parameter is `name: Type` with `Type: Deserialize + JsonSchema` owned.
+///
+/// A sync function runs on Tokio's blocking pool (`spawn_blocking`) when a
+/// Tokio runtime is current, so a tool that blocks stalls neither the
+/// executor nor the other calls of a batch, and a timeout around it can
+/// fire; with no runtime current it runs inline. Its return value (the
+/// output, and the error of a `Result`) must therefore be `Send + 'static`. A timed-out sync tool cannot be stopped:
+/// its thread runs it to the end and the result is discarded. An async
+/// function runs on the caller's task, and stops at an await when the call
+/// is dropped or times out.
 ///
 /// Compile errors, each on its own token and all reported together: a tool
 /// without a description (neither a doc comment nor `description = "..."`:
@@ -48,7 +61,8 @@ use crate::model::ToolFn;
 /// functions, `where` clauses, `self`, an `unsafe fn` (canon forbids it), patterns other than a
 /// plain name, `impl Trait` or reference parameters, attributes other than
 /// doc comments on parameters, unknown, duplicate or malformed keys, unknown
-/// or duplicate repair rules, and items other than functions.
+/// or duplicate repair rules, a malformed, zero or overflowing `timeout`,
+/// and items other than functions.
 ///
 /// ```
 /// use canon::{tool, Tool};
@@ -79,8 +93,9 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// shared instance.
 ///
 /// Each `&self` method marked `#[tool]` (sync or async, with the same
-/// parameter rules and `#[tool(name = "...", description = "...")]` keys as
-/// a free function) gets an arguments struct and a tool struct named after
+/// parameter rules and `#[tool(name = "...", description = "...",
+/// timeout = "...")]` keys as a free function; a sync method runs on the
+/// blocking pool with a clone of the `Arc`) gets an arguments struct and a tool struct named after
 /// the type and the method (`Repo::read_files` → `RepoReadFiles`, holding an
 /// `Arc<Repo>`), and the impl gains `fn tools(self: Arc<Self>)`, which
 /// returns them ready for a `canon::Toolbox`. Other items are left as they

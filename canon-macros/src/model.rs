@@ -15,6 +15,8 @@ pub(crate) struct ToolFn {
     /// The opt-in repair rules, as `RepairRule` variant names.
     pub(crate) repair: Vec<Ident>,
     pub(crate) is_async: bool,
+    /// `#[tool(timeout = "...")]`, in milliseconds.
+    pub(crate) timeout_ms: Option<u64>,
     /// The parameters that are properties of the arguments object.
     pub(crate) params: Vec<Param>,
     /// The `Context<T>` parameters: their names and `T`.
@@ -107,6 +109,7 @@ impl ToolFn {
                 })
                 .collect(),
             is_async: func.sig.asyncness.is_some(),
+            timeout_ms: attr.timeout,
             params,
             contexts,
             call_order,

@@ -2,6 +2,7 @@
 
 use std::fmt::Display;
 use std::future::Future;
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -78,6 +79,30 @@ pub trait Tool: Send + Sync {
     ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send {
         let _ = context;
         self.run(args)
+    }
+
+    /// How long a call of this tool may take in a
+    /// [`Toolbox`](crate::Toolbox) before it is stopped and reported as
+    /// [`ToolOutcome::TimedOut`](crate::ToolOutcome::TimedOut); `None` (the
+    /// default) leaves it to the toolbox's default
+    /// ([`Toolbox::timeout`](crate::Toolbox::timeout)), and
+    /// [`Toolbox::timeout_for`](crate::Toolbox::timeout_for) overrides it.
+    /// `#[tool(timeout = "30s")]` sets it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use canon::{tool, Tool};
+    ///
+    /// /// Search the web.
+    /// #[tool(timeout = "30s")]
+    /// async fn search(query: String) -> Vec<String> {
+    ///     vec![query]
+    /// }
+    ///
+    /// assert_eq!(Tool::timeout(&Search), Some(Duration::from_secs(30)));
+    /// ```
+    fn timeout(&self) -> Option<Duration> {
+        None
     }
 
     /// The tool's name, as the model calls it.

@@ -1,6 +1,8 @@
 //! What canon records through `tracing`: where and which rule, never a
 //! value.
 
+use std::time::Duration;
+
 use crate::error::BindError;
 use crate::repair::Repair;
 
@@ -26,4 +28,15 @@ pub(crate) fn reject(error: BindError) -> BindError {
         "rejected a tool call",
     );
     error
+}
+
+/// Records a call stopped at its timeout (target `canon::timeout`, WARN):
+/// the tool and the timeout in milliseconds.
+pub(crate) fn timeout(tool: &str, after: Duration) {
+    tracing::warn!(
+        target: "canon::timeout",
+        tool = %tool,
+        timeout_ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX),
+        "a tool call did not finish within its timeout",
+    );
 }

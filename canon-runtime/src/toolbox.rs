@@ -8,6 +8,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures_util::future::join_all;
 use futures_util::FutureExt;
@@ -34,8 +35,19 @@ pub trait DynTool: Send + Sync {
     /// The tool's published description and binding plan.
     fn spec(&self) -> &ToolSpec;
 
+    /// How long a call may take before the toolbox stops it (see
+    /// [`Tool::timeout`]); `None` by default, which leaves it to the
+    /// toolbox.
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
+
     /// Binds `args` (with the rules of `policy` added to the tool's own),
     /// runs the tool with the caller's `context` and serializes its output.
+    ///
+    /// Do the work in the future, not before returning it: the toolbox
+    /// times out and catches panics in the future (it also catches a panic
+    /// before, as a failure, but cannot time out work done there).
     fn invoke<'a>(
         &'a self,
         args: &'a Value,
@@ -67,13 +79,19 @@ impl<T: Tool> DynTool for T {
         Tool::spec(self)
     }
 
+    fn timeout(&self) -> Option<Duration> {
+        Tool::timeout(self)
+    }
+
+    // Binding is part of the future, so a panic in an arguments type's own
+    // `Deserialize` is caught, and timed, like the tool's.
     fn invoke<'a>(
         &'a self,
         args: &'a Value,
         context: &'a CallContext,
         policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(run_bound(self, self.bind_with(args, policy), context))
+        Box::pin(async move { run_bound(self, self.bind_with(args, policy), context).await })
     }
 
     fn invoke_text<'a>(
@@ -82,7 +100,7 @@ impl<T: Tool> DynTool for T {
         context: &'a CallContext,
         policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(run_bound(self, self.bind_str_with(text, policy), context))
+        Box::pin(async move { run_bound(self, self.bind_str_with(text, policy), context).await })
     }
 }
 
@@ -183,6 +201,14 @@ pub enum ToolOutcome {
         /// it is told the tool failed unexpectedly.
         message: String,
     },
+    /// The call did not finish within its timeout (see
+    /// [`Toolbox::timeout`]) and was stopped: an async tool at the await it
+    /// was waiting on; a sync tool's thread runs on, and its result is
+    /// discarded.
+    TimedOut {
+        /// The timeout that applied.
+        after: Duration,
+    },
     /// No tool has that name.
     NoSuchTool {
         /// The name called.
@@ -229,18 +255,28 @@ impl CallResult {
     /// A tool that panicked is said to have failed unexpectedly, without
     /// the panic's text (which [`Toolbox::message`] shows only with
     /// [`Toolbox::panic_messages`]).
+    ///
+    /// The output (or the tool's error text) is shown up to
+    /// [`Limits::max_output_bytes`] of the default [`Limits`]; use
+    /// [`Toolbox::message`] for a toolbox's own limits.
     pub fn to_message(&self, repair_notes: bool) -> ToolMessage {
-        self.render(repair_notes, false)
+        self.render(repair_notes, false, Limits::default().max_output_bytes)
     }
 
     /// The message for the model, showing a panic's text when
-    /// `panic_messages` is set.
-    fn render(&self, repair_notes: bool, panic_messages: bool) -> ToolMessage {
+    /// `panic_messages` is set, and at most `max_output_bytes` of the
+    /// tool's output or error text.
+    fn render(
+        &self,
+        repair_notes: bool,
+        panic_messages: bool,
+        max_output_bytes: usize,
+    ) -> ToolMessage {
         let text = match &self.outcome {
             ToolOutcome::Ran { output, repairs } => {
                 let mut text = match output {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
+                    Value::String(s) => shown(s, max_output_bytes, Shown::Output),
+                    other => shown(&other.to_string(), max_output_bytes, Shown::Output),
                 };
                 if repair_notes && !repairs.is_empty() {
                     text.push('\n');
@@ -253,8 +289,17 @@ impl CallResult {
                 format!("The tool `{}` failed unexpectedly.", self.name)
             }
             ToolOutcome::Failed { message } => {
-                format!("The tool `{}` failed: {message}", self.name)
+                format!(
+                    "The tool `{}` failed: {}",
+                    self.name,
+                    shown(message, max_output_bytes, Shown::Error)
+                )
             }
+            ToolOutcome::TimedOut { after } => format!(
+                "The tool `{}` did not finish within {} and was stopped.",
+                self.name,
+                readable(*after)
+            ),
             ToolOutcome::NoSuchTool {
                 name,
                 closest,
@@ -286,6 +331,96 @@ impl CallResult {
 
 /// How the message of a [`ToolOutcome::Failed`] for a panic begins.
 const PANICKED: &str = "the tool panicked: ";
+
+/// What text [`shown`] bounds.
+#[derive(Clone, Copy)]
+enum Shown {
+    /// A tool's output: shown as it is (several lines are legitimate).
+    Output,
+    /// A tool's error text: escaped onto one line, so that it cannot forge
+    /// structure in the model's context.
+    Error,
+}
+
+/// `text` as the model is shown it: at most `max` bytes (cut at a
+/// character boundary, and for escaped text between escapes), followed on
+/// its own line by a marker saying how many of its bytes were shown.
+fn shown(text: &str, max: usize, kind: Shown) -> String {
+    let what = match kind {
+        Shown::Output => "output",
+        Shown::Error => "error text",
+    };
+    let marker = |kept: usize| {
+        format!(
+            "\n[canon: {what} truncated to its first {kept} of {} bytes]",
+            text.len()
+        )
+    };
+    if let Shown::Output = kind {
+        if text.len() <= max {
+            return text.to_owned();
+        }
+        let mut cut = max;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        return format!("{}{}", &text[..cut], marker(cut));
+    }
+    // Escaping only lengthens text: text that fits escaped fits as sent.
+    if text.len() <= max {
+        let escaped = crate::error::visible(text.to_owned());
+        if escaped.len() <= max {
+            return escaped;
+        }
+    }
+    let mut out = String::with_capacity(max.min(text.len()) + 64);
+    let mut kept = 0;
+    for (at, c) in text.char_indices() {
+        // Printable ASCII is never escaped; anything else is escaped (or
+        // not) exactly as the rest of canon's feedback.
+        let unit = if c.is_ascii_graphic() || c == ' ' {
+            None
+        } else {
+            Some(crate::error::visible(c.to_string()))
+        };
+        let len = unit.as_ref().map_or(1, String::len);
+        if out.len() + len > max {
+            break;
+        }
+        match unit {
+            Some(unit) => out.push_str(&unit),
+            None => out.push(c),
+        }
+        kept = at + c.len_utf8();
+    }
+    out.push_str(&marker(kept));
+    out
+}
+
+/// A duration as a person writes it: `500 ms`, `30 s`, `1.5 s`, `2 min`.
+fn readable(duration: Duration) -> String {
+    /// `whole.fraction` with the fraction's trailing zeros dropped.
+    fn decimal(whole: u128, fraction: u128, digits: usize) -> String {
+        let fraction = format!("{fraction:0digits$}");
+        let fraction = fraction.trim_end_matches('0');
+        if fraction.is_empty() {
+            whole.to_string()
+        } else {
+            format!("{whole}.{fraction}")
+        }
+    }
+    let nanos = duration.as_nanos();
+    if nanos < 1_000_000_000 {
+        // Below a second: milliseconds, to the microsecond.
+        let micros = nanos / 1_000;
+        return format!("{} ms", decimal(micros / 1_000, micros % 1_000, 3));
+    }
+    let millis = nanos / 1_000_000;
+    if millis % 60_000 == 0 {
+        return format!("{} min", millis / 60_000);
+    }
+    format!("{} s", decimal(millis / 1_000, millis % 1_000, 3))
+}
 
 /// The longest unknown tool name, in bytes, for which the closest tool
 /// name is looked for: a longer name is no near miss, and comparing it with
@@ -363,6 +498,9 @@ pub struct ToolStats {
     pub rejected: u64,
     /// Calls where the tool failed or panicked.
     pub failed: u64,
+    /// Calls stopped at their timeout ([`ToolOutcome::TimedOut`]); counted
+    /// apart from `failed`.
+    pub timed_out: u64,
     /// Repairs made, by rule.
     pub repairs: BTreeMap<RepairRule, u64>,
 }
@@ -420,6 +558,10 @@ pub struct Toolbox {
     /// was exported (or named with `declared_in`).
     nulls_declared: AtomicBool,
     limits: Limits,
+    /// The default timeout of every call.
+    timeout: Option<Duration>,
+    /// Per tool name, a timeout that overrides every other.
+    timeouts: HashMap<String, Duration>,
     stats: Mutex<BTreeMap<String, ToolStats>>,
 }
 
@@ -544,6 +686,96 @@ impl Toolbox {
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// Stops every call that has not finished after `timeout`: the call's
+    /// outcome is [`ToolOutcome::TimedOut`], and the model is told the tool
+    /// did not finish in time. No timeout applies by default. A tool's own
+    /// timeout ([`Tool::timeout`], `#[tool(timeout = "30s")]`) wins over
+    /// this default, and [`timeout_for`](Self::timeout_for) over both.
+    ///
+    /// The timer is Tokio's, around the whole call (binding included), so
+    /// a call with a timeout needs a Tokio runtime with time enabled: with
+    /// none current, the call fails (an outcome, never a panic) without
+    /// running the tool.
+    ///
+    /// Stopping a call drops its future, as dropping the future of
+    /// [`call`](Self::call) or [`call_batch`](Self::call_batch) does: an
+    /// async tool stops at the await it is waiting on (its locals are
+    /// dropped, so guards release). A sync tool cannot be stopped: it runs
+    /// on Tokio's blocking pool, its thread runs it to the end in the
+    /// background, and its result is discarded. Give a sync tool that may
+    /// block for long a bound of its own (a timeout on its socket, say), or
+    /// make it async.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use canon::{tool, ToolCall, ToolOutcome, Toolbox};
+    ///
+    /// /// Wait for a slow service.
+    /// #[tool]
+    /// async fn slow() -> String {
+    ///     tokio::time::sleep(Duration::from_secs(60)).await;
+    ///     "done".into()
+    /// }
+    ///
+    /// let mut toolbox = Toolbox::new().timeout(Duration::from_millis(20));
+    /// toolbox.add(Slow).unwrap();
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let result = toolbox.call(ToolCall::new("1", "slow", "{}")).await;
+    /// assert_eq!(result.outcome, ToolOutcome::TimedOut { after: Duration::from_millis(20) });
+    /// assert_eq!(
+    ///     toolbox.message(&result).text,
+    ///     "The tool `slow` did not finish within 20 ms and was stopped."
+    /// );
+    /// assert_eq!(toolbox.stats()["slow"].timed_out, 1);
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Gives calls of the tool named `name` their own timeout, which wins
+    /// over the tool's own ([`Tool::timeout`]) and the toolbox's default
+    /// ([`timeout`](Self::timeout)); see `timeout` for what stopping a call
+    /// does. A name no tool has is kept and simply never applies (the tool
+    /// may be added later).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use canon::{tool, Toolbox};
+    ///
+    /// /// Search the web.
+    /// #[tool(timeout = "30s")]
+    /// async fn search(query: String) -> Vec<String> {
+    ///     vec![query]
+    /// }
+    ///
+    /// let mut toolbox = Toolbox::new()
+    ///     .timeout(Duration::from_secs(10))
+    ///     .timeout_for("search", Duration::from_secs(5));
+    /// toolbox.add(Search).unwrap();
+    /// assert_eq!(toolbox.timeout_of("search"), Some(Duration::from_secs(5)));
+    /// assert_eq!(toolbox.timeout_of("anything_else"), Some(Duration::from_secs(10)));
+    /// ```
+    #[must_use]
+    pub fn timeout_for(mut self, name: impl Into<String>, timeout: Duration) -> Self {
+        self.timeouts.insert(name.into(), timeout);
+        self
+    }
+
+    /// The timeout that applies to a call of `name`: the one given by
+    /// [`timeout_for`](Self::timeout_for), else the tool's own
+    /// ([`Tool::timeout`]), else the toolbox's default
+    /// ([`timeout`](Self::timeout)).
+    pub fn timeout_of(&self, name: &str) -> Option<Duration> {
+        self.timeouts
+            .get(name)
+            .copied()
+            .or_else(|| self.get(name).and_then(DynTool::timeout))
+            .or(self.timeout)
     }
 
     /// Binds calls made against the tools as declared in `dialect`, for a
@@ -692,8 +924,41 @@ impl Toolbox {
     /// and a panic's text as the toolbox was built
     /// ([`repair_notes`](Self::repair_notes),
     /// [`panic_messages`](Self::panic_messages)).
+    ///
+    /// At most [`Limits::max_output_bytes`] of the toolbox's
+    /// [`limits`](Self::limits) of the tool's output, or of its error text,
+    /// are shown; longer text is cut at a character boundary and followed,
+    /// on its own line, by a marker saying how much was shown. The tool's
+    /// error text is also escaped onto one line (control characters and
+    /// line or paragraph separators as `\n`, `\u{2028}`...), so that it
+    /// cannot pose as the start of another message. The [`CallResult`]
+    /// keeps the whole output.
+    ///
+    /// ```
+    /// use canon::{tool, Limits, ToolCall, Toolbox};
+    ///
+    /// /// Read a log.
+    /// #[tool]
+    /// fn read_log() -> String {
+    ///     "line\n".repeat(10)
+    /// }
+    ///
+    /// let mut toolbox = Toolbox::new().limits(Limits { max_output_bytes: 12, ..Limits::default() });
+    /// toolbox.add(ReadLog).unwrap();
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let result = toolbox.call(ToolCall::new("1", "read_log", "{}")).await;
+    /// assert_eq!(
+    ///     toolbox.message(&result).text,
+    ///     "line\nline\nli\n[canon: output truncated to its first 12 of 50 bytes]"
+    /// );
+    /// # });
+    /// ```
     pub fn message(&self, result: &CallResult) -> ToolMessage {
-        result.render(self.repair_notes, self.panic_messages)
+        result.render(
+            self.repair_notes,
+            self.panic_messages,
+            self.limits.max_output_bytes,
+        )
     }
 
     /// Per-tool counts of calls, outcomes and repairs by rule; calls of
@@ -738,20 +1003,42 @@ impl Toolbox {
         }
         let empty_object = Value::Object(Default::default());
         let policy = self.current_policy();
-        let (invocation, empty) = match &arguments {
-            Arguments::Json(Value::Null) => (tool.invoke(&empty_object, context, policy), true),
-            Arguments::Json(value) => (tool.invoke(value, context, policy), false),
-            Arguments::Text(text) if text.trim().is_empty() || text.trim() == "null" => {
-                (tool.invoke(&empty_object, context, policy), true)
-            }
-            Arguments::Text(text) => (tool.invoke_text(text, context, policy), false),
+        // A tool written by hand may work, and panic, before it returns its
+        // future: that panic is the tool's too.
+        let created = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let limit = self.timeouts.get(name).copied().or_else(|| tool.timeout());
+            let (invocation, empty) = match &arguments {
+                Arguments::Json(Value::Null) => (tool.invoke(&empty_object, context, policy), true),
+                Arguments::Json(value) => (tool.invoke(value, context, policy), false),
+                Arguments::Text(text) if text.trim().is_empty() || text.trim() == "null" => {
+                    (tool.invoke(&empty_object, context, policy), true)
+                }
+                Arguments::Text(text) => (tool.invoke_text(text, context, policy), false),
+            };
+            (invocation, empty, limit.or(self.timeout))
+        }));
+        let (invocation, empty, limit) = match created {
+            Ok(created) => created,
+            Err(panic) => return panicked(&*panic),
         };
-        let invoked = AssertUnwindSafe(invocation).catch_unwind().await;
-        let mut outcome = match invoked {
-            Ok(outcome) => outcome,
-            Err(panic) => ToolOutcome::Failed {
-                message: format!("{PANICKED}{}", panic_message(&*panic)),
+        // `Err(after)` when the call timed out.
+        let invoked = match limit {
+            None => AssertUnwindSafe(invocation).catch_unwind().await.map(Ok),
+            Some(after) => match timed(after, invocation) {
+                Ok(timed) => AssertUnwindSafe(timed)
+                    .catch_unwind()
+                    .await
+                    .map(|finished| finished.map_err(|_| after)),
+                Err(message) => return ToolOutcome::Failed { message },
             },
+        };
+        let mut outcome = match invoked {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(after)) => {
+                crate::telemetry::timeout(tool.spec().name(), after);
+                ToolOutcome::TimedOut { after }
+            }
+            Err(panic) => panicked(&*panic),
         };
         if let ToolOutcome::Rejected(error) = outcome {
             outcome = ToolOutcome::Rejected(error.with_listed(self.limits.max_listed));
@@ -801,6 +1088,7 @@ impl Toolbox {
             }
             ToolOutcome::Rejected(_) | ToolOutcome::NoSuchTool { .. } => entry.rejected += 1,
             ToolOutcome::Failed { .. } => entry.failed += 1,
+            ToolOutcome::TimedOut { .. } => entry.timed_out += 1,
         }
     }
 }
@@ -813,7 +1101,35 @@ impl fmt::Debug for Toolbox {
             .field("repair_notes", &self.repair_notes)
             .field("panic_messages", &self.panic_messages)
             .field("policy", &self.policy)
+            .field("timeout", &self.timeout)
+            .field("timeouts", &self.timeouts)
             .finish()
+    }
+}
+
+/// `future` under a Tokio timer of `after`; or, when no Tokio runtime with
+/// time enabled is current, why the call cannot be timed.
+fn timed<F: Future>(after: Duration, future: F) -> Result<tokio::time::Timeout<F>, String> {
+    let untimed = || {
+        format!(
+            "the call has a timeout of {}, which needs a Tokio runtime with time enabled, \
+             and none is current; the tool did not run",
+            readable(after)
+        )
+    };
+    if tokio::runtime::Handle::try_current().is_err() {
+        return Err(untimed());
+    }
+    // A runtime built without `enable_time` panics here, before the tool
+    // runs.
+    std::panic::catch_unwind(AssertUnwindSafe(|| tokio::time::timeout(after, future)))
+        .map_err(|_| untimed())
+}
+
+/// The outcome of a tool that panicked with `panic`.
+fn panicked(panic: &(dyn std::any::Any + Send)) -> ToolOutcome {
+    ToolOutcome::Failed {
+        message: format!("{PANICKED}{}", panic_message(panic)),
     }
 }
 

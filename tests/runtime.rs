@@ -442,9 +442,12 @@ fn a_timeout_without_a_tokio_runtime_fails_the_call_without_running_it() {
     assert!(!flags.started());
 }
 
+/// An event's fields, in order, as text.
+type EventFields = Vec<(String, String)>;
+
 /// Events of target `canon::timeout`, each as its fields.
 #[derive(Clone, Default)]
-struct Timeouts(Arc<Mutex<Vec<Vec<(String, String)>>>>);
+struct Timeouts(Arc<Mutex<Vec<EventFields>>>);
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Timeouts {
     fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
@@ -490,7 +493,7 @@ async fn a_timeout_emits_one_event_with_the_tool_and_the_timeout_and_no_value() 
         .await;
     assert_eq!(result.outcome, timed_out(Duration::from_millis(1500)));
     let events = events.0.lock().unwrap().clone();
-    let expected: Vec<(String, String)> = [
+    let expected: EventFields = [
         ("message", "a tool call did not finish within its timeout"),
         ("tool", "lookup"),
         ("timeout_ms", "1500"),

@@ -198,7 +198,9 @@ pub enum ToolOutcome {
         /// The tool's error text; for a panic, `the tool panicked: ` and the
         /// panic's own text. The model is shown a panic's text only when
         /// the toolbox allows it ([`Toolbox::panic_messages`]); otherwise
-        /// it is told the tool failed unexpectedly.
+        /// it is told the tool failed unexpectedly. The model reads the
+        /// text escaped onto one line and bounded as [`Toolbox::message`]
+        /// says; this field keeps it as the tool gave it.
         message: String,
     },
     /// The call did not finish within its timeout (see
@@ -276,7 +278,14 @@ impl CallResult {
             ToolOutcome::Ran { output, repairs } => {
                 let mut text = match output {
                     Value::String(s) => shown(s, max_output_bytes, Shown::Output),
-                    other => shown(&other.to_string(), max_output_bytes, Shown::Output),
+                    other => {
+                        let json = other.to_string();
+                        if json.len() <= max_output_bytes {
+                            json
+                        } else {
+                            shown(&json, max_output_bytes, Shown::Output)
+                        }
+                    }
                 };
                 if repair_notes && !repairs.is_empty() {
                     text.push('\n');

@@ -29,7 +29,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A tool with its types erased, so tools of any kind share one toolbox.
 ///
-/// Implemented for every [`Tool`]; [`JsonTool`] implements it for tools
+/// Implemented for every [`Tool`]; [`JsonTool`](crate::JsonTool) implements it for tools
 /// known only by a JSON Schema.
 pub trait DynTool: Send + Sync {
     /// The tool's published description and binding plan.

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Violation;
 use crate::limits::Limits;
-use crate::pointer;
+use crate::pointer::Path;
 
 /// `text` as a `Value` within `limits`, with the pointers of the members
 /// given twice; text over the size or depth bound, or not JSON, is the one
@@ -38,17 +38,17 @@ fn unreadable(text: &str, error: &serde_json::Error) -> Violation {
     crate::diagnose::number_out_of_range(at, number)
 }
 
-/// The pointer of the value at which reading `text` fails: the last value
-/// the reader started.
+/// The pointer of the value at which reading `text` fails: the innermost
+/// value being read. Only that pointer is built.
 fn locate(text: &str) -> String {
-    let last = RefCell::new(String::new());
+    let failed = RefCell::new(None);
     let mut de = serde_json::Deserializer::from_str(text);
     let _ = Locate {
-        at: String::new(),
-        last: &last,
+        at: Path::Root,
+        failed: &failed,
     }
     .deserialize(&mut de);
-    last.into_inner()
+    failed.into_inner().unwrap_or_default()
 }
 
 /// The number text at `column` (1-based, in bytes) of `line`, or just
@@ -78,19 +78,25 @@ fn number_before(text: &str, line: usize, column: usize) -> Option<&str> {
     number.bytes().any(|b| b.is_ascii_digit()).then_some(number)
 }
 
-/// Reads a value only to note, in `last`, the pointer of each value as
-/// it starts.
+/// Reads a value only to note, in `failed`, the pointer of the innermost
+/// value whose reading failed.
 struct Locate<'a> {
-    at: String,
-    last: &'a RefCell<String>,
+    at: Path<'a>,
+    failed: &'a RefCell<Option<String>>,
 }
 
 impl<'de> DeserializeSeed<'de> for Locate<'_> {
     type Value = ();
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        self.last.borrow_mut().clone_from(&self.at);
-        d.deserialize_any(self)
+        let (at, failed) = (self.at, self.failed);
+        let read = d.deserialize_any(self);
+        if read.is_err() {
+            failed
+                .borrow_mut()
+                .get_or_insert_with(|| at.pointer().into_owned());
+        }
+        read
     }
 }
 
@@ -126,24 +132,30 @@ impl<'de> Visitor<'de> for Locate<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut i = 0usize;
+        let mut index = 0usize;
         loop {
             let seed = Locate {
-                at: format!("{}/{i}", self.at),
-                last: self.last,
+                at: Path::Index {
+                    parent: &self.at,
+                    index,
+                },
+                failed: self.failed,
             };
             if seq.next_element_seed(seed)?.is_none() {
                 return Ok(());
             }
-            i += 1;
+            index += 1;
         }
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<String>()? {
             map.next_value_seed(Locate {
-                at: pointer::push(&self.at, &key),
-                last: self.last,
+                at: Path::Key {
+                    parent: &self.at,
+                    key: &key,
+                },
+                failed: self.failed,
             })?;
         }
         Ok(())
@@ -187,7 +199,7 @@ pub(crate) fn parse(text: &str) -> Result<(Value, Vec<String>), serde_json::Erro
     let duplicates = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Checked {
-        at: String::new(),
+        at: Path::Root,
         duplicates: &duplicates,
     }
     .deserialize(&mut de)?;
@@ -195,8 +207,11 @@ pub(crate) fn parse(text: &str) -> Result<(Value, Vec<String>), serde_json::Erro
     Ok((value, duplicates.into_inner()))
 }
 
+/// Reads a value, noting the pointer of each member given twice. The
+/// position is a chain of borrowed segments: a pointer is built only for a
+/// member given twice, so a long key over a wide array costs nothing.
 struct Checked<'a> {
-    at: String,
+    at: Path<'a>,
     duplicates: &'a RefCell<Vec<String>>,
 }
 
@@ -251,7 +266,10 @@ impl<'de> Visitor<'de> for Checked<'_> {
         let mut items = Vec::new();
         loop {
             let seed = Checked {
-                at: format!("{}/{}", self.at, items.len()),
+                at: Path::Index {
+                    parent: &self.at,
+                    index: items.len(),
+                },
                 duplicates: self.duplicates,
             };
             match seq.next_element_seed(seed)? {
@@ -264,13 +282,25 @@ impl<'de> Visitor<'de> for Checked<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut members = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let at = pointer::push(&self.at, &key);
             let value = map.next_value_seed(Checked {
-                at: at.clone(),
+                at: Path::Key {
+                    parent: &self.at,
+                    key: &key,
+                },
                 duplicates: self.duplicates,
             })?;
-            if members.insert(key, value).is_some() {
-                self.duplicates.borrow_mut().push(at);
+            match members.entry(key) {
+                serde_json::map::Entry::Occupied(mut member) => {
+                    let at = Path::Key {
+                        parent: &self.at,
+                        key: member.key(),
+                    };
+                    self.duplicates.borrow_mut().push(at.pointer().into_owned());
+                    member.insert(value);
+                }
+                serde_json::map::Entry::Vacant(member) => {
+                    member.insert(value);
+                }
             }
         }
         Ok(Value::Object(members))

@@ -150,9 +150,15 @@ impl Check {
         self.node_accepts(self.root, value, 0)
     }
 
+    /// True when `value`, at `depth`, nests past the depth bound.
+    fn too_deep_at(&self, value: &Value, depth: usize) -> bool {
+        crate::limits::nests_deeper(value, self.max_depth.saturating_sub(depth))
+    }
+
     fn node_accepts(&self, id: Id, value: &Value, depth: usize) -> bool {
         let typed = match &self.nodes[id as usize] {
-            Node::Any => return true,
+            // Anything is valid here, but not deeper than the bound.
+            Node::Any => return !self.too_deep_at(value, depth),
             Node::Unsure => return false,
             Node::Typed(typed) => typed,
         };
@@ -190,7 +196,8 @@ impl Check {
                     Some(child) => items
                         .iter()
                         .all(|item| self.child_accepts(child, item, depth + 1)),
-                    None => true,
+                    // Any items, within the depth bound.
+                    None => !items.iter().any(|item| self.too_deep_at(item, depth + 1)),
                 }
             }
             Value::Object(members) => {
@@ -202,6 +209,7 @@ impl Check {
                             child
                         }
                         None => match typed.additional {
+                            Additional::Any if self.too_deep_at(member, depth + 1) => return false,
                             Additional::Any => continue,
                             Additional::Deny => return false,
                             Additional::Schema(child) => child,

@@ -53,22 +53,29 @@ impl Default for Limits {
     }
 }
 
+/// True when `value` holds arrays or objects nested more than `levels`
+/// deep (a scalar is 0 levels, `[]` one): recursing at most `levels` deep,
+/// allocating nothing.
+pub(crate) fn nests_deeper(value: &serde_json::Value, levels: usize) -> bool {
+    match value {
+        serde_json::Value::Array(items) => {
+            levels == 0 || items.iter().any(|item| nests_deeper(item, levels - 1))
+        }
+        serde_json::Value::Object(members) => {
+            levels == 0
+                || members
+                    .values()
+                    .any(|member| nests_deeper(member, levels - 1))
+        }
+        _ => false,
+    }
+}
+
 impl Limits {
     /// True when `value` nests deeper than [`max_depth`](Self::max_depth)
     /// (recursing at most that deep, allocating nothing).
     pub(crate) fn too_deep(&self, value: &serde_json::Value) -> bool {
-        fn deeper(value: &serde_json::Value, left: usize) -> bool {
-            match value {
-                serde_json::Value::Array(items) => {
-                    left == 0 || items.iter().any(|item| deeper(item, left - 1))
-                }
-                serde_json::Value::Object(members) => {
-                    left == 0 || members.values().any(|member| deeper(member, left - 1))
-                }
-                _ => false,
-            }
-        }
-        deeper(value, self.max_depth)
+        nests_deeper(value, self.max_depth)
     }
 
     /// True when JSON `text` opens more than

@@ -92,7 +92,9 @@ async fn a_100000_key_call_lists_twenty_violations_and_counts_the_rest() {
     text.push_str("\"query\":\"q\"}");
     assert!(text.len() < 1 << 20);
     let error = rejected_by(toolbox(), text).await;
-    assert_eq!(error.violations().len(), 100_001);
+    // Twenty kept, the rest counted (not kept: memory stays bounded).
+    assert_eq!(error.violations().len(), 20);
+    assert_eq!(error.count(), 100_001);
     let message = error.to_string();
     assert!(
         message.ends_with("And 99981 more violations. Fix these and call `search_code` again."),
@@ -353,12 +355,15 @@ fn duplicate_keys_are_refused_by_name_in_maps_and_free_json_too() {
 async fn tools_known_by_a_schema_refuse_duplicate_keys_in_text() {
     let mut toolbox = Toolbox::new();
     toolbox
-        .add(canon::JsonTool::new(
-            "echo",
-            "Echo the arguments.",
-            json!({"type": "object", "properties": {"tags": {"type": "object"}}}),
-            |args| async move { Ok(args) },
-        ))
+        .add(
+            canon::JsonTool::new(
+                "echo",
+                "Echo the arguments.",
+                json!({"type": "object", "properties": {"tags": {"type": "object"}}}),
+                |args| async move { Ok(args) },
+            )
+            .unwrap(),
+        )
         .unwrap();
     let result = toolbox
         .call(ToolCall::new("1", "echo", r#"{"tags": {"a": 1, "a": 2}}"#))
@@ -508,4 +513,159 @@ async fn no_closest_name_is_looked_for_past_128_bytes() {
         "{text}"
     );
     assert!(text.ends_with("…`. The tools are `search_code`."), "{text}");
+}
+
+#[test]
+fn a_json_tool_whose_schema_does_not_compile_cannot_be_built() {
+    let schema =
+        json!({"type": "object", "properties": {"id": {"type": "string", "pattern": "(["}}});
+    let error = canon::JsonTool::new(
+        "lookup",
+        "Look up an id.",
+        schema.clone(),
+        |args| async move { Ok(args) },
+    )
+    .err()
+    .expect("an invalid pattern is refused");
+    assert_eq!(error.keyword(), "pattern");
+    assert_eq!(error.pointer(), "/properties/id/pattern");
+    assert_eq!(
+        error.to_string(),
+        r#"the schema is not a valid JSON Schema: keyword `pattern` at /properties/id/pattern: "([" is not a "regex""#
+    );
+    // A keyword of the wrong type, deeper down.
+    let bad_type = json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "strin"}}}});
+    let error = canon::ToolSpec::new("t", "", bad_type)
+        .check_schema()
+        .unwrap_err();
+    assert_eq!(
+        (error.keyword(), error.pointer()),
+        ("type", "/properties/a/items/type")
+    );
+    // A spec bound into a `Value` has only its schema: with a schema that
+    // does not compile, nothing is bound unchecked.
+    let spec = canon::ToolSpec::new("lookup", "Look up an id.", schema);
+    let refused = spec.bind_json(&json!({"id": 7})).unwrap_err();
+    assert_eq!(
+        refused.violations()[0].message,
+        "the tool cannot check its arguments: its schema does not compile \
+         (keyword `pattern` at `/properties/id/pattern`); it cannot be called until it is fixed"
+    );
+}
+
+#[test]
+fn the_canonicalizer_holds_the_depth_bound_where_the_schema_allows_anything() {
+    for schema in [
+        json!({}),
+        json!({"type": "object"}),
+        json!({"type": "object", "properties": {"x": {}}}),
+    ] {
+        let canon = Canonicalizer::new(&schema).unwrap();
+        let mut within = json!({"x": nested(63)});
+        assert_eq!(canon.canonicalize(&mut within), Ok(vec![]), "{schema}");
+        let mut deep = json!({"x": nested(64)});
+        let error = canon.canonicalize(&mut deep).unwrap_err();
+        assert_eq!(
+            error.violations()[0].kind,
+            ViolationKind::TooLarge,
+            "{schema}"
+        );
+        assert_eq!(error.violations()[0].message, TOO_DEEP);
+    }
+}
+
+/// Takes `value` apart one level at a time: dropping a `Value` thousands of
+/// levels deep recurses in serde_json, as deep as the value.
+fn dismantle(mut value: serde_json::Value) {
+    loop {
+        value = match value {
+            serde_json::Value::Array(mut items) => items.pop(),
+            serde_json::Value::Object(members) => members.into_iter().next().map(|(_, v)| v),
+            _ => None,
+        }
+        .unwrap_or(serde_json::Value::Null);
+        if value.is_null() {
+            return;
+        }
+    }
+}
+
+#[test]
+fn bind_json_refuses_a_100000_deep_value_without_copying_it() {
+    let mut deep = json!("leaf");
+    for _ in 0..100_000 {
+        deep = serde_json::Value::Array(vec![deep]);
+    }
+    // Not `json!`, which would serialize `deep` (recursively).
+    let args = serde_json::Value::Object([("tags".to_owned(), deep)].into_iter().collect());
+    let spec = canon::ToolSpec::new(
+        "tag",
+        "Tag.",
+        json!({"type": "object", "properties": {"tags": {}}}),
+    );
+    let error = spec.bind_json(&args).unwrap_err();
+    assert_eq!(error.violations()[0].kind, ViolationKind::TooLarge);
+    assert_eq!(error.violations()[0].message, TOO_DEEP);
+    dismantle(args);
+}
+
+#[tokio::test]
+async fn echoed_keys_are_cut_and_the_feedback_is_bounded() {
+    // Ten unknown parameters, each named with 100,000 characters.
+    let members: Vec<String> = (0..10)
+        .map(|i| format!("\"{}{i}\": 1", "k".repeat(100_000)))
+        .collect();
+    let text = format!(
+        r#"{{"query": "q", "data_source_names": ["a"], {}}}"#,
+        members.join(", ")
+    );
+    let error = rejected(text).await;
+    assert_eq!(error.count(), 10);
+    let message = error.to_string();
+    assert!(message.len() < 2_000, "{} bytes", message.len());
+    let shown = format!("/{}…: unknown parameter", "k".repeat(63));
+    assert_eq!(message.matches(&shown).count(), 10, "{message}");
+    // The exact pointer stays with the caller.
+    assert_eq!(error.violations()[0].pointer.len(), 100_002);
+    let json = error.to_json();
+    assert!(json.to_string().len() < 4_000);
+    assert_eq!(
+        json["violations"][0]["pointer"],
+        format!("/{}…", "k".repeat(63))
+    );
+    // A documented total: past it, violations are counted, not listed.
+    let mut small = Toolbox::new().limits(Limits {
+        max_feedback_bytes: 400,
+        ..Limits::default()
+    });
+    small.add(SearchCode).unwrap();
+    let members: Vec<String> = (0..10)
+        .map(|i| format!("\"{}{i}\": 1", "k".repeat(100_000)))
+        .collect();
+    let text = format!(
+        r#"{{"query": "q", "data_source_names": ["a"], {}}}"#,
+        members.join(", ")
+    );
+    let error = rejected_by(small, text).await;
+    let message = error.to_string();
+    assert!(message.len() <= 400, "{} bytes: {message}", message.len());
+    assert!(
+        message.ends_with("And 8 more violations. Fix these and call `search_code` again."),
+        "{message}"
+    );
+    assert_eq!(error.to_json()["unlisted"], 8);
+}
+
+#[test]
+fn feedback_as_json_holds_no_raw_line_separator() {
+    let Err(error) =
+        SearchCode.bind(&json!({"query": 5, "data_source_names": ["a"], "x\u{2028}y": "\u{2028}"}))
+    else {
+        panic!("must be refused")
+    };
+    let text = error.to_json().to_string();
+    assert!(!text.contains('\u{2028}'), "{text}");
+    assert!(text.contains(r"x\\u{2028}y"), "{text}");
+    let display = error.to_string();
+    assert!(!display.contains('\u{2028}'), "{display}");
 }

@@ -65,12 +65,12 @@ fn server() -> McpServer {
 fn server_with(mut toolbox: Toolbox) -> McpServer {
     toolbox.add(SearchCode).unwrap().add(Count).unwrap();
     toolbox
-        .add(JsonTool::new(
-            "broken",
-            "Fails.",
-            json!({"type": "object"}),
-            |_| async { Err("the index is offline".to_owned()) },
-        ))
+        .add(
+            JsonTool::new("broken", "Fails.", json!({"type": "object"}), |_| async {
+                Err("the index is offline".to_owned())
+            })
+            .unwrap(),
+        )
         .unwrap();
     toolbox
         .add(Tally)

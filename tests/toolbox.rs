@@ -180,6 +180,7 @@ async fn a_batch_keeps_order_ids_and_every_outcome() {
                 ran: 2,
                 rejected: 1,
                 failed: 0,
+                timed_out: 0,
                 repairs: [(RepairRule::ScalarToArray, 1)].into(),
             },
         ),
@@ -280,18 +281,21 @@ async fn batches_run_concurrently() {
     for name in ["left", "right"] {
         let barrier = barrier.clone();
         toolbox
-            .add(JsonTool::new(
-                name,
-                "Wait for the other one.",
-                json!({"type": "object"}),
-                move |_| {
-                    let barrier = barrier.clone();
-                    async move {
-                        barrier.wait().await;
-                        Ok(json!("met"))
-                    }
-                },
-            ))
+            .add(
+                JsonTool::new(
+                    name,
+                    "Wait for the other one.",
+                    json!({"type": "object"}),
+                    move |_| {
+                        let barrier = barrier.clone();
+                        async move {
+                            barrier.wait().await;
+                            Ok(json!("met"))
+                        }
+                    },
+                )
+                .unwrap(),
+            )
             .unwrap();
     }
     // Run one after the other, each would wait for the other forever.
@@ -311,26 +315,29 @@ async fn batches_run_concurrently() {
 async fn foreign_tools_are_bound_by_their_schema() {
     let mut toolbox = Toolbox::new();
     toolbox
-        .add(JsonTool::new(
-            "tag",
-            "Tag a document.",
-            json!({
-                "type": "object",
-                "properties": {
-                    "id": {"type": "integer"},
-                    "tags": {"type": "array", "items": {"type": "string"}}
+        .add(
+            JsonTool::new(
+                "tag",
+                "Tag a document.",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "tags": {"type": "array", "items": {"type": "string"}}
+                    },
+                    "required": ["id", "tags"],
+                    "additionalProperties": false
+                }),
+                |args| async move {
+                    if args["id"] == 0 {
+                        Err("no document 0".to_owned())
+                    } else {
+                        Ok(args)
+                    }
                 },
-                "required": ["id", "tags"],
-                "additionalProperties": false
-            }),
-            |args| async move {
-                if args["id"] == 0 {
-                    Err("no document 0".to_owned())
-                } else {
-                    Ok(args)
-                }
-            },
-        ))
+            )
+            .unwrap(),
+        )
         .unwrap();
     let ran = toolbox
         .call(ToolCall::new(

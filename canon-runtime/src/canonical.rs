@@ -135,13 +135,12 @@ impl CanonicalizerOptions {
     /// A [`SchemaError`] when `schema` is not a JSON Schema (a keyword of
     /// the wrong type, say), with the validator's reason.
     pub fn compile(self, schema: &Value) -> Result<Canonicalizer, SchemaError> {
+        let schema_in = schema;
         let schema = normalize(schema, self.closed);
         let validator = jsonschema::options()
             .should_validate_formats(self.formats)
             .build(&schema)
-            .map_err(|e| SchemaError {
-                message: e.to_string(),
-            })?;
+            .map_err(|_| SchemaError::of(schema_in))?;
         Ok(Canonicalizer {
             tool: self.tool.unwrap_or(Cow::Borrowed("tool")),
             policy: self.policy,
@@ -166,14 +165,77 @@ fn plan_policy(policy: Policy) -> Policy {
     }
 }
 
-/// A schema [`Canonicalizer`] cannot compile.
+/// A schema that does not compile: where, which keyword, and why.
+///
+/// ```
+/// use canon::Canonicalizer;
+/// use serde_json::json;
+///
+/// let error = Canonicalizer::new(&json!({
+///     "type": "object",
+///     "properties": {"id": {"type": "string", "pattern": "(["}}
+/// }))
+/// .unwrap_err();
+/// assert_eq!(error.pointer(), "/properties/id/pattern");
+/// assert_eq!(error.keyword(), "pattern");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaError {
+    pointer: String,
+    keyword: String,
     message: String,
 }
 
 impl SchemaError {
-    /// Why the schema was refused.
+    /// The error `jsonschema` gives compiling `schema`, as canon reports
+    /// it.
+    fn from_validator(error: &jsonschema::ValidationError<'_>) -> SchemaError {
+        let pointer = error.instance_path().as_str().to_owned();
+        let keyword = match error.kind() {
+            jsonschema::error::ValidationErrorKind::Referencing(_) => "$ref".to_owned(),
+            _ => pointer
+                .rsplit('/')
+                .next()
+                .map(|last| last.replace("~1", "/").replace("~0", "~"))
+                .unwrap_or_default(),
+        };
+        SchemaError {
+            pointer,
+            keyword,
+            message: error.to_string(),
+        }
+    }
+
+    /// Why `schema` does not compile (told by compiling it as written, so
+    /// the pointer is into the schema as given).
+    fn of(schema: &Value) -> SchemaError {
+        match jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema)
+        {
+            Err(error) => SchemaError::from_validator(&error),
+            // Only canon's reading of it failed to compile.
+            Ok(_) => SchemaError {
+                pointer: String::new(),
+                keyword: String::new(),
+                message: "the schema does not compile once its references are resolved".to_owned(),
+            },
+        }
+    }
+
+    /// RFC 6901 JSON Pointer into the schema of the offending keyword's
+    /// value (`/properties/id/pattern`); empty for the schema as a whole.
+    pub fn pointer(&self) -> &str {
+        &self.pointer
+    }
+
+    /// The offending keyword (`pattern`, `type`, `$ref`), or empty when no
+    /// one keyword is at fault.
+    pub fn keyword(&self) -> &str {
+        &self.keyword
+    }
+
+    /// Why the schema was refused, in the validator's words.
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -181,7 +243,14 @@ impl SchemaError {
 
 impl fmt::Display for SchemaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the schema is not a valid JSON Schema: {}", self.message)
+        f.write_str("the schema is not a valid JSON Schema")?;
+        if !self.keyword.is_empty() {
+            write!(f, ": keyword `{}`", self.keyword)?;
+        }
+        if !self.pointer.is_empty() {
+            write!(f, " at {}", self.pointer)?;
+        }
+        write!(f, ": {}", self.message)
     }
 }
 
@@ -288,8 +357,15 @@ impl Canonicalizer {
 
     /// The rejection listing `violations`, recorded.
     fn error(&self, violations: Vec<crate::error::Violation>) -> BindError {
+        self.error_counting(violations, 0)
+    }
+
+    /// The rejection with `violations`, and `more` found but not kept.
+    fn error_counting(&self, violations: Vec<crate::error::Violation>, more: usize) -> BindError {
         telemetry::reject(
-            BindError::new(self.tool.clone(), violations).with_listed(self.limits.max_listed),
+            BindError::new(self.tool.clone(), violations)
+                .with_unkept(more)
+                .with_limits(&self.limits),
         )
     }
 
@@ -363,19 +439,26 @@ impl Canonicalizer {
             if walk.repairs.len() > self.limits.max_repairs {
                 return Err(Failure::TooMany(walk.repairs.len()));
             }
-            let errors: Vec<String> = self
-                .validator
-                .iter_errors(&candidate)
-                .map(|e| e.instance_path().as_str().to_owned())
-                .collect();
+            // Which repairs an error lies within, without keeping the
+            // errors (a call can hold a million).
+            let mut invalid = false;
+            let mut undone = vec![false; walk.repairs.len()];
+            for error in self.validator.iter_errors(&candidate) {
+                invalid = true;
+                let at = error.instance_path().as_str();
+                for (repair, undone) in walk.repairs.iter().zip(&mut undone) {
+                    *undone |= pointer::is_within(at, &repair.pointer);
+                }
+            }
             let undo: Vec<String> = walk
                 .repairs
                 .iter()
-                .filter(|r| errors.iter().any(|e| pointer::is_within(e, &r.pointer)))
-                .map(|r| r.pointer.clone().into_owned())
+                .zip(&undone)
+                .filter(|(_, undone)| **undone)
+                .map(|(r, _)| r.pointer.clone().into_owned())
                 .collect();
             if undo.is_empty() {
-                if errors.is_empty() && walk.refused.is_empty() {
+                if !invalid && walk.refused.is_empty() {
                     *args = candidate;
                     for repair in &walk.repairs {
                         telemetry::repair(&self.tool, repair);
@@ -389,8 +472,14 @@ impl Canonicalizer {
     }
 
     fn reject(&self, value: &Value, refused: Vec<(String, Verdict)>) -> BindError {
-        let violations = diagnose::explain(&self.schema, Some(&self.validator), value, refused);
-        self.error(violations)
+        let (violations, more) = diagnose::explain(
+            &self.schema,
+            Some(&self.validator),
+            value,
+            refused,
+            self.limits.max_listed,
+        );
+        self.error_counting(violations, more)
     }
 }
 

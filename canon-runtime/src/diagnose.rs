@@ -20,11 +20,20 @@ use crate::rule::Verdict;
 use crate::spec::ToolSpec;
 use crate::tolerant::{Ctx, Mode};
 
+/// The longest unknown name, in bytes, for which the closest declared name
+/// is looked for.
+pub(crate) const MAX_SUGGESTED_NAME_BYTES: usize = 128;
+
 /// Longest `$ref` chain followed when describing a schema.
 const MAX_REF_HOPS: usize = 32;
 
-/// Every violation of `value` against `spec`, sorted by pointer.
-pub(crate) fn violations<T: DeserializeOwned>(spec: &ToolSpec, value: &Value) -> Vec<Violation> {
+/// The violations of `value` against `spec`, sorted by pointer: at most
+/// `cap` of them, and how many more were found.
+pub(crate) fn violations<T: DeserializeOwned>(
+    spec: &ToolSpec,
+    value: &Value,
+    cap: usize,
+) -> (Vec<Violation>, usize) {
     let ctx = Ctx::new(spec.plan(), Mode::Collect);
     let repaired: Value = match ctx.deserialize(value) {
         Ok(repaired) => repaired,
@@ -32,17 +41,25 @@ pub(crate) fn violations<T: DeserializeOwned>(spec: &ToolSpec, value: &Value) ->
     };
     let (_, refused) = ctx.into_parts();
     let schema = spec.input_schema();
-    let mut out = explain(schema, spec.validator(), &repaired, refused);
+    let (mut out, mut more) = explain(schema, spec.validator(), &repaired, refused, cap);
     if !out
         .iter()
         .any(|v| v.kind == ViolationKind::SchemaAsArguments)
     {
-        merge_ranges(&mut out, ranges(schema, &repaired));
+        let (ranges, more_ranges) = ranges(schema, &repaired, cap);
+        merge_ranges(&mut out, ranges);
+        // Each out-of-range number replaces the validator's word on it, so
+        // the larger count is the closer one.
+        more = more.max(more_ranges);
+        if out.len() > cap {
+            more += out.len() - cap;
+            out.truncate(cap);
+        }
     }
     if out.is_empty() {
         out.push(rust_type_violation::<T>(schema, value, &repaired));
     }
-    out
+    (out, more)
 }
 
 /// The violations of `repaired` (a call with the rules applied) against
@@ -50,49 +67,307 @@ pub(crate) fn violations<T: DeserializeOwned>(spec: &ToolSpec, value: &Value) ->
 /// pointer, one per pointer and message. Empty when the schema accepts
 /// `repaired` and nothing was refused. A call that is a JSON Schema itself
 /// (see [`schema_as_arguments`]) is that one violation.
+///
+/// At most `cap` violations are kept, with the count of the others found:
+/// a call with a million wrong items costs the work of finding them, not
+/// the memory of a million violations.
 pub(crate) fn explain(
     schema: &Value,
     validator: Option<&jsonschema::Validator>,
     repaired: &Value,
     refused: Vec<(String, Verdict)>,
-) -> Vec<Violation> {
+    cap: usize,
+) -> (Vec<Violation>, usize) {
     if let Some(sent) = schema_as_arguments(schema, repaired) {
-        return vec![sent];
+        return (vec![sent], 0);
+    }
+    let mut more = refused.len().saturating_sub(cap);
+    // At a refused position, the validator's type error says less than
+    // ours; and a union (a tagged enum) holding a refused string fails as a
+    // whole, for that string only ("expected an object, got the object
+    // ..."). Both are left out, whether the refused string is kept or only
+    // counted.
+    let mut skip = Refused::default();
+    for (at, _) in &refused {
+        skip.add(at);
     }
     let mut out: Vec<Violation> = refused
         .into_iter()
+        .take(cap)
         .map(|(at, verdict)| refused_string(schema, repaired, at, verdict))
         .collect();
-    let mut found = Vec::new();
+    let mut found = Found::new(cap, skip);
+    let mut exact = true;
     if let Some(validator) = validator {
-        for error in validator.iter_errors(repaired) {
-            convert(schema, repaired, &error, &mut found);
+        if crate::prune::nodes_over(repaired, crate::prune::LARGE_CALL_NODES) {
+            exact = explain_large(schema, validator, repaired, &mut found);
+        } else {
+            for error in validator.iter_errors(repaired) {
+                convert(schema, repaired, &error, &mut found);
+            }
         }
     }
-    if !out.is_empty() {
-        // At a refused position, the validator's type error says less than
-        // ours; and a union (a tagged enum) holding a refused string fails
-        // as a whole, for that string only ("expected an object, got the
-        // object ...").
-        let refused: HashSet<&str> = out.iter().map(|r| r.pointer.as_str()).collect();
-        let holders: HashSet<&str> = out
-            .iter()
-            .flat_map(|r| r.pointer.match_indices('/').map(|(i, _)| &r.pointer[..i]))
-            .collect();
-        found.retain(|v| {
-            let container = v
-                .received
-                .as_ref()
-                .is_some_and(|r| matches!(r.json_type, JsonType::Object | JsonType::Array));
-            let union_of_refused = v.kind == ViolationKind::WrongType
-                && container
-                && holders.contains(v.pointer.as_str());
-            !union_of_refused && !refused.contains(v.pointer.as_str())
-        });
-    }
+    more += found.more;
+    let found = found.list;
     out.extend(found);
     sort_and_dedup(&mut out);
+    if out.len() > cap {
+        more += out.len() - cap;
+        out.truncate(cap);
+    }
+    if !exact {
+        out.insert(0, uncounted());
+        if out.len() > cap {
+            more += out.len() - cap;
+            out.truncate(cap);
+        }
+    }
+    (out, more)
+}
+
+/// The positions of the strings the core rule refused.
+#[derive(Default)]
+pub(crate) struct Refused {
+    /// Each refused pointer.
+    at: HashSet<String>,
+    /// Each position holding one (a prefix of a refused pointer).
+    holders: HashSet<String>,
+    /// Each refused item, by its array's pointer.
+    items: std::collections::HashMap<String, HashSet<usize>>,
+}
+
+impl Refused {
+    fn add(&mut self, at: &str) {
+        for (i, _) in at.match_indices('/') {
+            self.holders.insert(at[..i].to_owned());
+        }
+        if let Some((array, index)) = at.rsplit_once('/') {
+            if let Ok(index) = index.parse() {
+                self.items
+                    .entry(array.to_owned())
+                    .or_default()
+                    .insert(index);
+            }
+        }
+        self.at.insert(at.to_owned());
+    }
+
+    /// True for a validator error that a refused string explains.
+    fn explains(&self, v: &Violation) -> bool {
+        let container = v
+            .received
+            .as_ref()
+            .is_some_and(|r| matches!(r.json_type, JsonType::Object | JsonType::Array));
+        let union_of_refused = v.kind == ViolationKind::WrongType
+            && container
+            && self.holders.contains(v.pointer.as_str());
+        union_of_refused || self.at.contains(v.pointer.as_str())
+    }
+
+    /// True when item `index` of the array at `array` was refused.
+    pub(crate) fn has_item(&self, array: &str, index: usize) -> bool {
+        self.items
+            .get(array)
+            .is_some_and(|items| items.contains(&index))
+    }
+}
+
+/// Violations as they are found: at most `cap` kept, the others counted,
+/// none that a refused string explains.
+struct Found {
+    list: Vec<Violation>,
+    cap: usize,
+    more: usize,
+    refused: Refused,
+}
+
+impl Found {
+    fn new(cap: usize, refused: Refused) -> Found {
+        Found {
+            list: Vec::new(),
+            cap,
+            more: 0,
+            refused,
+        }
+    }
+
+    fn push(&mut self, violation: Violation) {
+        if self.refused.explains(&violation) {
+            return;
+        }
+        if self.list.len() < self.cap {
+            self.list.push(violation);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// [`push`](Self::push) of an unknown member (which no refused string
+    /// explains), building the violation only to keep it.
+    fn push_with(&mut self, violation: impl FnOnce() -> Violation) {
+        if self.list.len() < self.cap {
+            self.list.push(violation());
+        } else {
+            self.more += 1;
+        }
+    }
+}
+
+/// The validator's errors for a large call, found on a copy with each
+/// array cut to its first items, into `found` (which counts those past its
+/// cap), with the items past the cuts that break the schema counted too.
+/// False when that count is a lower bound.
+fn explain_large(
+    schema: &Value,
+    validator: &jsonschema::Validator,
+    repaired: &Value,
+    found: &mut Found,
+) -> bool {
+    use ValidationErrorKind as K;
+    let pruned = crate::prune::Pruned::of(repaired, found.cap);
+    {
+        let cut: HashSet<&str> = pruned.cuts.iter().map(|(at, _)| at.as_str()).collect();
+        for error in validator.iter_errors(&pruned.value) {
+            // What depends on the length (or the whole) of a cut array is
+            // decided on the array as sent, below.
+            let whole = matches!(
+                error.kind(),
+                K::MinItems { .. } | K::MaxItems { .. } | K::UniqueItems | K::Contains
+            );
+            if whole && cut.contains(error.instance_path().as_str()) {
+                continue;
+            }
+            convert(schema, &pruned.value, &error, found);
+        }
+    }
+    for (at, _) in &pruned.cuts {
+        if let Some(Value::Array(items)) = repaired.pointer(at) {
+            for violation in whole_array(schema, at, items) {
+                found.push(violation);
+            }
+        }
+    }
+    let (tail, exact) = pruned.tail_errors(schema, validator, repaired, &found.refused);
+    found.more += tail;
+    exact
+}
+
+/// The item-count and uniqueness keywords of the array at `at`, checked on
+/// the array as sent.
+fn whole_array(root: &Value, at: &str, items: &[Value]) -> Vec<Violation> {
+    let Some(schema) = schema_at(root, at).map(|s| non_null(root, resolve(root, s))) else {
+        return Vec::new();
+    };
+    let n = items.len() as u64;
+    let got = format!("got an array of {n} items");
+    let mut out = Vec::new();
+    let mut bound = |expected: String| {
+        let message = format!("expected {expected}, {got}");
+        out.push(Violation::new(
+            at,
+            ViolationKind::Constraint,
+            expected,
+            None,
+            message,
+        ));
+    };
+    if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
+        if n > max {
+            bound(format!("an array of at most {max} items"));
+        }
+    }
+    if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
+        if n < min {
+            bound(format!("an array of at least {min} items"));
+        }
+    }
+    if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+        let mut seen = HashSet::new();
+        // Equal JSON values (1 and 1.0 aside) have equal text.
+        if !items.iter().all(|item| seen.insert(item.to_string())) {
+            let expected = "an array without duplicate items".to_owned();
+            let message = format!("expected {expected}, got an array with duplicate items");
+            out.push(Violation::new(
+                at,
+                ViolationKind::Constraint,
+                expected,
+                None,
+                message,
+            ));
+        }
+    }
     out
+}
+
+/// Whether the schema of the array at `at` gives `prefixItems` (or cannot
+/// be told).
+pub(crate) fn has_prefix_items(root: &Value, at: &str) -> bool {
+    schema_at(root, at)
+        .map(|s| non_null(root, resolve(root, s)))
+        .is_none_or(|s| s.get("prefixItems").is_some())
+}
+
+/// A validator of the items of the array at `at` (its `items` schema, with
+/// the root's definitions), when the array's schema has no `prefixItems`
+/// and such a validator compiles.
+pub(crate) fn item_validator(root: &Value, at: &str) -> Option<jsonschema::Validator> {
+    let array = non_null(root, resolve(root, schema_at(root, at)?));
+    if array.get("prefixItems").is_some() {
+        return None;
+    }
+    let items = array.get("items")?;
+    // A reference into anything but the definitions (`#`, say) would mean
+    // something else from the wrapper.
+    fn definitions_only(schema: &Value, depth: usize) -> bool {
+        match schema {
+            _ if depth > 64 => false,
+            Value::Object(members) => members.iter().all(|(key, value)| match value {
+                Value::String(target) if key == "$ref" || key == "$dynamicRef" => {
+                    target.starts_with("#/$defs/") || target.starts_with("#/definitions/")
+                }
+                other => definitions_only(other, depth + 1),
+            }),
+            Value::Array(items) => items.iter().all(|item| definitions_only(item, depth + 1)),
+            _ => true,
+        }
+    }
+    if !definitions_only(items, 0) || items.get("$id").is_some() {
+        return None;
+    }
+    let mut defs = match root.get("$defs") {
+        Some(Value::Object(defs)) => defs.clone(),
+        Some(_) => return None,
+        None => serde_json::Map::new(),
+    };
+    const ITEM: &str = "canon-item";
+    if defs.contains_key(ITEM) {
+        return None;
+    }
+    defs.insert(ITEM.to_owned(), items.clone());
+    let mut wrapper = serde_json::Map::new();
+    for keyword in ["$schema", "definitions"] {
+        if let Some(value) = root.get(keyword) {
+            wrapper.insert(keyword.to_owned(), value.clone());
+        }
+    }
+    wrapper.insert("$defs".to_owned(), Value::Object(defs));
+    wrapper.insert("$ref".to_owned(), Value::from(format!("#/$defs/{ITEM}")));
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&Value::Object(wrapper))
+        .ok()
+}
+
+/// Said of a call too large to count every violation in.
+fn uncounted() -> Violation {
+    Violation::new(
+        "",
+        ViolationKind::Invalid,
+        "arguments that match the schema",
+        None,
+        "the call is too large to count every violation in; fix those listed \
+         and the items like them",
+    )
 }
 
 /// Sorts by pointer and keeps one violation of each message at a pointer:
@@ -159,13 +434,17 @@ fn rust_type_violation<T: DeserializeOwned>(
 
 /// The violations for a call the schema accepts (once repaired) but the
 /// Rust type `T` does not: the numbers outside the range of their `format`,
-/// or else serde's error at its path.
-pub(crate) fn rust_type<T: DeserializeOwned>(schema: &Value, repaired: &Value) -> Vec<Violation> {
-    let mut out = ranges(schema, repaired);
+/// or else serde's error at its path. At most `cap`, and how many more.
+pub(crate) fn rust_type<T: DeserializeOwned>(
+    schema: &Value,
+    repaired: &Value,
+    cap: usize,
+) -> (Vec<Violation>, usize) {
+    let (mut out, more) = ranges(schema, repaired, cap);
     if out.is_empty() {
         out.push(rust_type_violation::<T>(schema, repaired, repaired));
     }
-    out
+    (out, more)
 }
 
 /// The violations for members the JSON text gives twice, at `pointers`.
@@ -340,7 +619,7 @@ fn string_for_array(
     ))
 }
 
-fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut Vec<Violation>) {
+fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut Found) {
     let at = error.instance_path().as_str().to_owned();
     let keyword_at = error.schema_path().as_str();
     let holder = keyword_at
@@ -375,7 +654,7 @@ fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             for name in unexpected {
-                out.push(unknown(schema, holder, &at, name));
+                out.push_with(|| unknown(schema, holder, &at, name));
             }
         }
         // `additionalProperties: false` beside no `properties`: the
@@ -385,7 +664,7 @@ fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut
             if let Some(Value::Object(members)) = value.pointer(&at) {
                 for name in members.keys() {
                     if !declared.is_some_and(|d| d.contains_key(name)) {
-                        out.push(unknown(schema, holder, &at, name));
+                        out.push_with(|| unknown(schema, holder, &at, name));
                     }
                 }
             }
@@ -706,10 +985,22 @@ const MAX_RANGE_DEPTH: usize = 128;
 /// (`format: uint32`, `int8`, `float`, ...), which JSON Schema does not
 /// check: negative (even `-0.0`) for an unsigned type, fractional for an
 /// integer type, too large for the type.
-fn ranges(root: &Value, value: &Value) -> Vec<Violation> {
-    let mut out = Vec::new();
+/// At most `cap` are kept, with the count of the others.
+fn ranges(root: &Value, value: &Value, cap: usize) -> (Vec<Violation>, usize) {
+    let mut out = Ranges {
+        found: Vec::new(),
+        cap,
+        more: 0,
+    };
     walk_ranges(root, root, value, &mut String::new(), 0, &mut out);
-    out
+    (out.found, out.more)
+}
+
+/// The numbers out of range found so far: at most `cap` kept.
+struct Ranges {
+    found: Vec<Violation>,
+    cap: usize,
+    more: usize,
 }
 
 fn walk_ranges(
@@ -718,7 +1009,7 @@ fn walk_ranges(
     value: &Value,
     at: &mut String,
     depth: usize,
-    out: &mut Vec<Violation>,
+    out: &mut Ranges,
 ) {
     if depth > MAX_RANGE_DEPTH {
         return;
@@ -727,7 +1018,11 @@ fn walk_ranges(
     match value {
         Value::Number(n) => {
             if let Some((range, nullable)) = range_of(root, schema) {
-                out.extend(out_of_format(at, n, range, nullable));
+                if out.found.len() < out.cap {
+                    out.found.extend(out_of_format(at, n, range, nullable));
+                } else if out_of_format(at, n, range, nullable).is_some() {
+                    out.more += 1;
+                }
             }
         }
         Value::Object(members) => {
@@ -767,10 +1062,13 @@ fn merge_ranges(out: &mut Vec<Violation>, ranges: Vec<Violation>) {
     if ranges.is_empty() {
         return;
     }
-    out.retain(|v| {
-        !(matches!(v.kind, ViolationKind::WrongType | ViolationKind::Constraint)
-            && ranges.iter().any(|r| r.pointer == v.pointer))
-    });
+    {
+        let at: HashSet<&str> = ranges.iter().map(|r| r.pointer.as_str()).collect();
+        out.retain(|v| {
+            !(matches!(v.kind, ViolationKind::WrongType | ViolationKind::Constraint)
+                && at.contains(v.pointer.as_str()))
+        });
+    }
     out.extend(ranges);
     out.sort_by(|a, b| a.pointer.cmp(&b.pointer));
 }
@@ -876,7 +1174,13 @@ pub(crate) fn closest<'c>(
 /// `what` is the word for a member, singular and plural.
 fn unknown_message(what: (&str, &str), name: &str, known: &[&str]) -> String {
     let (one, many) = what;
-    match (closest(name, known.iter().copied()), known) {
+    // A long name is no near miss, and comparing it would cost its length.
+    let near = if name.len() <= MAX_SUGGESTED_NAME_BYTES {
+        closest(name, known.iter().copied())
+    } else {
+        None
+    };
+    match (near, known) {
         (Some(k), _) => format!("unknown {one}; did you mean `{k}`?"),
         (None, []) if one == "parameter" => {
             "unknown parameter; this tool takes no parameters".into()
@@ -1187,8 +1491,8 @@ mod tests {
         let validator = jsonschema::validator_for(&schema).unwrap();
         let work = |data: Value| {
             crate::error::PREVIEW_WORK.with(|w| w.set(0));
-            let found = explain(&schema, Some(&validator), &data, Vec::new());
-            assert_eq!(found.len(), 999);
+            let (found, more) = explain(&schema, Some(&validator), &data, Vec::new(), 1000);
+            assert_eq!((found.len(), more), (999, 0));
             crate::error::PREVIEW_WORK.with(|w| w.get())
         };
         let small = work(json!({"p0000": "x", "data": "d"}));
@@ -1300,7 +1604,7 @@ mod tests {
             "n": {"type": ["integer", "null"], "format": "uint32", "minimum": 1, "maximum": 10},
             "m": {"type": "integer", "format": "uint32", "minimum": 0}
         }});
-        let found = ranges(&root, &json!({"n": 11, "m": 3}));
+        let (found, _) = ranges(&root, &json!({"n": 11, "m": 3}), 20);
         let [v] = found.as_slice() else { panic!() };
         assert_eq!(v.pointer, "/n");
         assert_eq!(v.expected, "an integer from 1 to 10 or null");

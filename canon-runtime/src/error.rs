@@ -188,7 +188,18 @@ fn preview_of(value: &Value) -> String {
         // the preview (at least one character more than it holds).
         text.push('"');
     }
-    preview(&text)
+    preview(&separators_escaped(text))
+}
+
+/// JSON text with the line and paragraph separators (which JSON leaves raw
+/// in strings, and which start a new line where a model reads) written as
+/// JSON escapes.
+fn separators_escaped(text: String) -> String {
+    if !text.contains(['\u{2028}', '\u{2029}']) {
+        return text;
+    }
+    text.replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
 }
 
 /// Writes `value` as compact JSON text (as `serde_json` does) until `out`
@@ -330,16 +341,73 @@ impl Violation {
         }
     }
 
-    /// The position as shown to the model: the pointer (control characters
-    /// of its keys escaped, as in `/a\nb`), or `(arguments)` for the whole
-    /// call.
+    /// The position as shown to the model: the pointer, each of its keys
+    /// cut to [`PREVIEW_CHARS`] characters (an ellipsis marks a cut) and
+    /// its control characters escaped (as in `/a\nb`), or `(arguments)`
+    /// for the whole call. [`pointer`](Self::pointer) is the exact pointer.
     pub fn location(&self) -> Cow<'_, str> {
         if self.pointer.is_empty() {
             Cow::Borrowed("(arguments)")
         } else {
-            Cow::Owned(visible(self.pointer.clone()))
+            short_pointer(&self.pointer)
         }
     }
+}
+
+/// `pointer` as a model is shown it: each reference token at most
+/// [`PREVIEW_CHARS`] characters, control characters and separators
+/// escaped. Costs the length of what is shown, not of the keys.
+pub(crate) fn short_pointer(pointer: &str) -> Cow<'_, str> {
+    let plain = |token: &str| {
+        token.len() <= PREVIEW_CHARS
+            && !token
+                .chars()
+                .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
+    };
+    if pointer.split('/').all(plain) {
+        return Cow::Borrowed(pointer);
+    }
+    let mut out = String::new();
+    for (i, token) in pointer.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(&short(token, PREVIEW_CHARS));
+    }
+    Cow::Owned(out)
+}
+
+/// `text` as one line of at most `max` characters: control characters and
+/// line or paragraph separators escaped (whole escapes only), and an
+/// ellipsis where it is cut. Reads at most `max` characters of `text`.
+pub(crate) fn short(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    // The length of `out` that leaves room for the ellipsis.
+    let mut fits = 0;
+    for c in text.chars() {
+        let mut unit = [0u8; 4];
+        let unit: Cow<'_, str> = match c {
+            '\n' => Cow::Borrowed("\\n"),
+            '\r' => Cow::Borrowed("\\r"),
+            '\t' => Cow::Borrowed("\\t"),
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
+                Cow::Owned(format!("\\u{{{:04x}}}", c as u32))
+            }
+            c => Cow::Borrowed(c.encode_utf8(&mut unit)),
+        };
+        used += unit.chars().count();
+        if used > max {
+            out.truncate(fits);
+            out.push('…');
+            return out;
+        }
+        out.push_str(&unit);
+        if used < max {
+            fits = out.len();
+        }
+    }
+    out
 }
 
 /// `text` with control characters (newlines, tabs, escapes, line and
@@ -382,7 +450,10 @@ impl fmt::Display for Violation {
 pub struct BindError {
     tool: Cow<'static, str>,
     violations: Vec<Violation>,
+    /// Violations found past those kept.
+    unkept: usize,
     listed: usize,
+    max_bytes: usize,
 }
 
 impl BindError {
@@ -392,26 +463,65 @@ impl BindError {
 
     /// A bind error for `tool` with the given violations.
     pub fn new(tool: impl Into<Cow<'static, str>>, violations: Vec<Violation>) -> Self {
+        let defaults = crate::Limits::default();
         BindError {
             tool: tool.into(),
             violations,
-            listed: BindError::LISTED,
+            unkept: 0,
+            listed: defaults.max_listed,
+            max_bytes: defaults.max_feedback_bytes,
         }
+    }
+
+    /// The same error, with `more` violations found besides those it keeps
+    /// (counted, to tell the model how many more there are).
+    pub(crate) fn with_unkept(mut self, more: usize) -> Self {
+        self.unkept += more;
+        self
     }
 
     /// The same error, listing at most `listed` violations to the model
     /// (`Display` and [`to_json`](Self::to_json)) and counting the rest.
-    /// [`violations`](Self::violations) still holds every one.
+    /// [`violations`](Self::violations) still holds every one kept.
     #[must_use]
     pub fn with_listed(mut self, listed: usize) -> Self {
         self.listed = listed.max(1);
         self
     }
 
-    /// The violations the model is shown, and how many more there are.
-    fn shown(&self) -> (&[Violation], usize) {
-        let n = self.violations.len().min(self.listed);
-        (&self.violations[..n], self.violations.len() - n)
+    /// The same error, shown to the model within `limits`: at most
+    /// [`max_listed`](crate::Limits::max_listed) violations in at most
+    /// [`max_feedback_bytes`](crate::Limits::max_feedback_bytes) bytes of
+    /// text, the rest counted ("And 3 more violations."). The first
+    /// violation is always listed; it is short whatever the call held,
+    /// since every key and value it echoes is cut to [`PREVIEW_CHARS`]
+    /// characters.
+    #[must_use]
+    pub fn with_limits(self, limits: &crate::Limits) -> Self {
+        let mut error = self.with_listed(limits.max_listed);
+        error.max_bytes = limits.max_feedback_bytes;
+        error
+    }
+
+    /// The violations the model is shown, each as its line, and how many
+    /// more there are.
+    fn shown(&self) -> (Vec<(&Violation, String)>, usize) {
+        // Room for the sentences around the list.
+        let mut used = 2 * self.tool.len() + 96;
+        let mut shown = Vec::new();
+        for violation in self.violations.iter().take(self.listed) {
+            let mut line = violation.to_string();
+            if !line.ends_with(['.', '?', '!']) {
+                line.push('.');
+            }
+            used += line.len() + 1;
+            if used > self.max_bytes && !shown.is_empty() {
+                break;
+            }
+            shown.push((violation, line));
+        }
+        let more = self.count() - shown.len();
+        (shown, more)
     }
 
     /// The tool whose call was rejected.
@@ -419,9 +529,17 @@ impl BindError {
         &self.tool
     }
 
-    /// Every violation, sorted by pointer.
+    /// The violations kept, sorted by pointer: every one found, up to
+    /// [`Limits::max_listed`](crate::Limits::max_listed) of them; past
+    /// that bound the rest are counted ([`count`](Self::count)), not kept,
+    /// so a call with a million wrong items costs no million violations.
     pub fn violations(&self) -> &[Violation] {
         &self.violations
+    }
+
+    /// How many violations were found: those kept and those only counted.
+    pub fn count(&self) -> usize {
+        self.violations.len() + self.unkept
     }
 
     /// The JSON Pointers of the violations, sorted.
@@ -429,8 +547,10 @@ impl BindError {
         self.violations.iter().map(|v| v.pointer.as_str()).collect()
     }
 
-    /// The model-facing feedback as JSON: the tool, every violation with its
-    /// pointer, and what to do.
+    /// The model-facing feedback as JSON: the tool, the violations listed
+    /// (as in the text: pointers with their keys cut to [`PREVIEW_CHARS`]
+    /// characters, no raw line separator in any string), the count of the
+    /// rest, and what to do.
     ///
     /// ```json
     /// {"error": "invalid_arguments", "tool": "search_code",
@@ -440,10 +560,24 @@ impl BindError {
     /// ```
     pub fn to_json(&self) -> Value {
         let (shown, more) = self.shown();
+        let violations: Vec<Value> = shown
+            .into_iter()
+            .map(|(violation, _)| {
+                let mut json = serde_json::Map::new();
+                json.insert("pointer".into(), short_pointer(&violation.pointer).into());
+                json.insert("kind".into(), serde_json::json!(violation.kind));
+                json.insert("expected".into(), violation.expected.clone().into());
+                if let Some(received) = &violation.received {
+                    json.insert("received".into(), serde_json::json!(received));
+                }
+                json.insert("message".into(), violation.message.clone().into());
+                Value::Object(json)
+            })
+            .collect();
         let mut json = serde_json::json!({
             "error": "invalid_arguments",
-            "tool": self.tool,
-            "violations": shown,
+            "tool": visible(self.tool.to_string()),
+            "violations": violations,
             "instruction": self.instruction(),
         });
         if more > 0 {
@@ -461,11 +595,8 @@ impl fmt::Display for BindError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "The call to `{}` was not run.", self.tool)?;
         let (shown, more) = self.shown();
-        for violation in shown {
-            write!(f, " {violation}")?;
-            if !violation.message.ends_with(['.', '?', '!']) {
-                f.write_str(".")?;
-            }
+        for (_, line) in shown {
+            write!(f, " {line}")?;
         }
         match more {
             0 => {}

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::canonical::SchemaError;
 use crate::context::CallContext;
 use crate::policy::Policy;
 use crate::repair::Bound;
@@ -28,9 +29,29 @@ type JsonHandler = dyn Fn(Value) -> BoxFuture<'static, Result<Value, String>> + 
 ///            "properties": {"words": {"type": "array", "items": {"type": "string"}}},
 ///            "required": ["words"]}),
 ///     |args| async move { Ok(args["words"].clone()) },
-/// );
+/// )
+/// .unwrap();
 /// let mut toolbox = Toolbox::new();
 /// toolbox.add(echo).unwrap();
+/// ```
+///
+/// The schema is all that checks a call's arguments, so a schema that does
+/// not compile is refused when the tool is built, naming the keyword:
+///
+/// ```
+/// use canon::JsonTool;
+/// use serde_json::json;
+///
+/// let error = JsonTool::new(
+///     "lookup",
+///     "Look up an id.",
+///     json!({"type": "object", "properties": {"id": {"type": "string", "pattern": "(["}}}),
+///     |args| async move { Ok(args) },
+/// )
+/// .err()
+/// .unwrap();
+/// assert_eq!(error.keyword(), "pattern");
+/// assert_eq!(error.pointer(), "/properties/id/pattern");
 /// ```
 pub struct JsonTool {
     spec: ToolSpec,
@@ -40,12 +61,17 @@ pub struct JsonTool {
 impl JsonTool {
     /// A tool named `name`, whose arguments follow `schema`, run by
     /// `handler` on the bound arguments; an `Err` is the tool's own error.
+    ///
+    /// # Errors
+    /// A [`SchemaError`] naming the keyword and its pointer when `schema`
+    /// does not compile (an invalid `pattern`, a keyword of the wrong type):
+    /// such a tool would run every call unchecked.
     pub fn new<F, Fut>(
         name: impl Into<String>,
         description: impl Into<String>,
         schema: Value,
         handler: F,
-    ) -> Self
+    ) -> Result<Self, SchemaError>
     where
         F: Fn(Value) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Value, String>> + Send + 'static,
@@ -58,15 +84,19 @@ impl JsonTool {
 
     /// A tool described by `spec` (with a title, annotations or a policy of
     /// its own), run by `handler`.
-    pub fn from_spec<F, Fut>(spec: ToolSpec, handler: F) -> Self
+    ///
+    /// # Errors
+    /// As [`new`](Self::new), from [`ToolSpec::check_schema`].
+    pub fn from_spec<F, Fut>(spec: ToolSpec, handler: F) -> Result<Self, SchemaError>
     where
         F: Fn(Value) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Value, String>> + Send + 'static,
     {
-        JsonTool {
+        spec.check_schema()?;
+        Ok(JsonTool {
             spec,
             handler: Arc::new(move |args| Box::pin(handler(args))),
-        }
+        })
     }
 }
 

@@ -21,6 +21,7 @@ mod pointer;
 mod policy;
 #[cfg(test)]
 mod proptests;
+mod prune;
 mod repair;
 mod rule;
 mod spec;

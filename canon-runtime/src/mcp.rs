@@ -35,7 +35,7 @@ use crate::toolbox::{ToolCall, ToolOutcome, Toolbox};
 ///
 /// let mut toolbox = Toolbox::new();
 /// toolbox
-///     .add(JsonTool::new("echo", "Echo.", json!({"type": "object"}), |args| async move { Ok(args) }))
+///     .add(JsonTool::new("echo", "Echo.", json!({"type": "object"}), |args| async move { Ok(args) }).unwrap())
 ///     .unwrap();
 /// let server = McpServer::new(toolbox, "my-tools", "1.0.0").unwrap();
 /// assert_eq!(server.tools()[0].name, "echo");

@@ -10,7 +10,7 @@ use serde::de::{DeserializeOwned, Deserializer};
 use serde_json::Value;
 
 use crate::__private::BindArgs;
-use crate::canonical::Canonicalizer;
+use crate::canonical::{Canonicalizer, SchemaError};
 use crate::diagnose;
 use crate::error::BindError;
 use crate::export::{Dialect, ExportError, ToolAnnotations};
@@ -55,7 +55,7 @@ pub struct ToolSpec {
     annotations: Option<ToolAnnotations>,
     limits: Limits,
     /// Every rule's plan, compiled the first time an opt-in rule is needed.
-    canonicalizer: OnceLock<Option<Canonicalizer>>,
+    canonicalizer: OnceLock<Result<Canonicalizer, SchemaError>>,
 }
 
 impl ToolSpec {
@@ -193,19 +193,51 @@ impl ToolSpec {
         self.policy
     }
 
-    /// The canonicalizer for opt-in rules, compiled with every rule; `None`
-    /// when the schema cannot be compiled.
+    /// The canonicalizer for opt-in rules, compiled with every rule, or
+    /// why the schema does not compile.
+    fn compiled(&self) -> &Result<Canonicalizer, SchemaError> {
+        self.canonicalizer.get_or_init(|| {
+            Canonicalizer::options()
+                .tool(self.name.clone())
+                .policy(Policy::all())
+                .limits(self.limits)
+                .assert_formats(true)
+                .compile(&self.schema)
+        })
+    }
+
+    /// The canonicalizer for opt-in rules; `None` when the schema cannot be
+    /// compiled.
     fn canonicalizer(&self) -> Option<&Canonicalizer> {
-        self.canonicalizer
-            .get_or_init(|| {
-                Canonicalizer::options()
-                    .tool(self.name.clone())
-                    .policy(Policy::all())
-                    .assert_formats(true)
-                    .compile(&self.schema)
-                    .ok()
-            })
-            .as_ref()
+        self.compiled().as_ref().ok()
+    }
+
+    /// Compiles the input schema as the validator that decides every call
+    /// the single pass cannot vouch for (once per spec; binding does it
+    /// itself on the first such call).
+    ///
+    /// A spec for a Rust type is checked by the type and its binding plan
+    /// as well; a spec bound into a `Value` ([`bind_json`](Self::bind_json),
+    /// [`JsonTool`](crate::JsonTool)) has only the schema, so a schema that
+    /// does not compile refuses every call, and `JsonTool` refuses to be
+    /// built with one.
+    ///
+    /// ```
+    /// use canon::ToolSpec;
+    /// use serde_json::json;
+    ///
+    /// let spec = ToolSpec::new("lookup", "Look up an id.", json!({
+    ///     "type": "object",
+    ///     "properties": {"id": {"type": "string", "pattern": "(["}}
+    /// }));
+    /// let error = spec.check_schema().unwrap_err();
+    /// assert_eq!((error.keyword(), error.pointer()), ("pattern", "/properties/id/pattern"));
+    /// ```
+    ///
+    /// # Errors
+    /// A [`SchemaError`] naming the keyword and its pointer in the schema.
+    pub fn check_schema(&self) -> Result<(), SchemaError> {
+        self.compiled().as_ref().map(|_| ()).map_err(Clone::clone)
     }
 
     /// The same spec, publishing `schema` as the JSON Schema of the tool's
@@ -311,15 +343,33 @@ impl ToolSpec {
     /// # Errors
     /// As [`bind_json`](Self::bind_json).
     pub fn bind_json_with(&self, args: &Value, policy: Policy) -> Result<Bound<Value>, BindError> {
-        let policy = self.policy.union(policy);
-        if let Some(canonicalizer) = self.canonicalizer() {
-            let mut value = args.clone();
-            let repairs = canonicalizer.canonicalize_with(&mut value, policy)?;
-            return Ok(Bound::new(value, repairs));
+        // Checked before the copy, which would recurse as deep as the call.
+        if self.limits.too_deep(args) {
+            return Err(self.reject(vec![self.limits.too_deep_violation()]));
         }
-        // A schema the validator cannot compile checks nothing: the plan
-        // alone applies.
-        self.bind_with::<Value>(args, policy)
+        let policy = self.policy.union(policy);
+        match self.compiled() {
+            Ok(canonicalizer) => {
+                let mut value = args.clone();
+                let repairs = canonicalizer
+                    .canonicalize_with(&mut value, policy)
+                    .map_err(|error| error.with_limits(&self.limits))?;
+                Ok(Bound::new(value, repairs))
+            }
+            // Nothing else would check a `Value`: nothing runs unchecked.
+            Err(error) => Err(self.reject(vec![crate::Violation::new(
+                "",
+                crate::ViolationKind::Invalid,
+                "arguments the tool can check",
+                None,
+                format!(
+                    "the tool cannot check its arguments: its schema does not compile \
+                     (keyword `{}` at `{}`); it cannot be called until it is fixed",
+                    error.keyword(),
+                    error.pointer()
+                ),
+            )])),
+        }
     }
 
     /// [`bind_with`](Self::bind_with) for an arguments struct generated by
@@ -454,7 +504,7 @@ impl ToolSpec {
         let repairs = if policy.has_opt_in() {
             match canonicalizer.canonicalize_with(&mut value, policy) {
                 Ok(repairs) => repairs,
-                Err(error) => return Err(error.with_listed(self.limits.max_listed)),
+                Err(error) => return Err(error.with_limits(&self.limits)),
             }
         } else {
             match canonicalizer.canonicalize_quietly(&mut value, policy) {
@@ -480,7 +530,9 @@ impl ToolSpec {
                 return Ok(Bound::new(args, repairs));
             }
         }
-        Err(self.reject(diagnose::rust_type::<A>(&self.schema, &value)))
+        let (violations, more) =
+            diagnose::rust_type::<A>(&self.schema, &value, self.limits.max_listed);
+        Err(self.reject_counting(violations, more))
     }
 
     #[inline(always)]
@@ -504,20 +556,30 @@ impl ToolSpec {
     #[cold]
     #[inline(never)]
     fn reject_value<A: DeserializeOwned>(&self, args: &Value) -> BindError {
-        self.reject(diagnose::violations::<A>(self, args))
+        let (violations, more) = diagnose::violations::<A>(self, args, self.limits.max_listed);
+        self.reject_counting(violations, more)
     }
 
     /// The rejection of text that gives members twice: those, and whatever
     /// else is wrong with the call.
     #[cold]
-    fn reject_duplicates<A: DeserializeOwned>(&self, value: &Value, at: Vec<String>) -> BindError {
+    fn reject_duplicates<A: DeserializeOwned>(
+        &self,
+        value: &Value,
+        mut at: Vec<String>,
+    ) -> BindError {
+        let cap = self.limits.max_listed.max(1);
+        let unkept = at.len().saturating_sub(cap);
+        at.truncate(cap);
         let mut violations = diagnose::duplicates(at);
-        let mut others = diagnose::violations::<A>(self, value);
+        let (mut others, more) = diagnose::violations::<A>(self, value, cap);
         // "Could not be bound" says nothing the duplicates do not.
         others.retain(|v| !(v.pointer.is_empty() && v.kind == crate::ViolationKind::Invalid));
         violations.extend(others);
         violations.sort_by(|a, b| a.pointer.cmp(&b.pointer));
-        self.reject(violations)
+        let more = more + unkept + violations.len().saturating_sub(cap);
+        violations.truncate(cap);
+        self.reject_counting(violations, more)
     }
 
     #[inline(never)]
@@ -532,8 +594,15 @@ impl ToolSpec {
     }
 
     fn reject(&self, violations: Vec<crate::Violation>) -> BindError {
+        self.reject_counting(violations, 0)
+    }
+
+    /// The rejection with `violations`, and `more` found but not kept.
+    fn reject_counting(&self, violations: Vec<crate::Violation>, more: usize) -> BindError {
         telemetry::reject(
-            BindError::new(self.name.clone(), violations).with_listed(self.limits.max_listed),
+            BindError::new(self.name.clone(), violations)
+                .with_unkept(more)
+                .with_limits(&self.limits),
         )
     }
 }

@@ -169,6 +169,7 @@ pub fn grow() -> JsonTool {
         schema,
         |args| async move { Ok(args) },
     )
+    .expect("a schemars schema compiles")
 }
 
 /// Every tool, in a fixed order.
@@ -194,5 +195,5 @@ pub fn annotated() -> JsonTool {
             read_only_hint: Some(true),
             ..ToolAnnotations::default()
         });
-    JsonTool::from_spec(spec, |args| async move { Ok(args) })
+    JsonTool::from_spec(spec, |args| async move { Ok(args) }).expect("a schemars schema compiles")
 }

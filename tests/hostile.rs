@@ -610,6 +610,32 @@ fn bind_json_refuses_a_100000_deep_value_without_copying_it() {
 }
 
 #[tokio::test]
+async fn a_toolbox_given_a_100000_deep_value_refuses_it_and_drops_it_safely() {
+    let deep = || {
+        let mut deep = json!("leaf");
+        for _ in 0..100_000 {
+            deep = serde_json::Value::Array(vec![deep]);
+        }
+        serde_json::Value::Object(
+            [("data_source_names".to_owned(), deep)]
+                .into_iter()
+                .collect(),
+        )
+    };
+    // The toolbox owns the call, and drops it without recursing.
+    let toolbox = toolbox();
+    let result = toolbox
+        .call(ToolCall::new("1", "search_code", deep()))
+        .await;
+    match result.outcome {
+        ToolOutcome::Rejected(error) => assert_eq!(error.violations()[0].message, TOO_DEEP),
+        other => panic!("{other:?}"),
+    }
+    let result = toolbox.call(ToolCall::new("2", "nope", deep())).await;
+    assert!(matches!(result.outcome, ToolOutcome::NoSuchTool { .. }));
+}
+
+#[tokio::test]
 async fn echoed_keys_are_cut_and_the_feedback_is_bounded() {
     // Ten unknown parameters, each named with 100,000 characters.
     let members: Vec<String> = (0..10)
@@ -650,10 +676,10 @@ async fn echoed_keys_are_cut_and_the_feedback_is_bounded() {
     let message = error.to_string();
     assert!(message.len() <= 400, "{} bytes: {message}", message.len());
     assert!(
-        message.ends_with("And 8 more violations. Fix these and call `search_code` again."),
+        message.ends_with("And 9 more violations. Fix these and call `search_code` again."),
         "{message}"
     );
-    assert_eq!(error.to_json()["unlisted"], 8);
+    assert_eq!(error.to_json()["unlisted"], 9);
 }
 
 #[test]

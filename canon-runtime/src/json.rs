@@ -195,6 +195,22 @@ pub(crate) fn whole_numbers(value: &mut Value) -> bool {
     changed
 }
 
+/// Drops `value` without recursing as deep as it nests (serde_json's own
+/// drop does, and a value built in code can nest past any stack).
+pub(crate) fn release(value: Value) {
+    if !crate::limits::nests_deeper(&value, 128) {
+        return;
+    }
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(members) => stack.extend(members.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
 pub(crate) fn parse(text: &str) -> Result<(Value, Vec<String>), serde_json::Error> {
     let duplicates = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_str(text);

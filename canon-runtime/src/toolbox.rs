@@ -434,33 +434,14 @@ fn readable(duration: Duration) -> String {
 /// The longest unknown tool name, in bytes, for which the closest tool
 /// name is looked for: a longer name is no near miss, and comparing it with
 /// every tool would cost in proportion to its length.
-const MAX_SUGGESTED_NAME_BYTES: usize = 128;
+use crate::diagnose::MAX_SUGGESTED_NAME_BYTES;
 
 /// An unknown tool name as the model and telemetry see it: at most
 /// [`PREVIEW_CHARS`](crate::PREVIEW_CHARS) characters (an ellipsis marks a
 /// cut), control characters and line or paragraph separators escaped, so
 /// the text stays on one line whatever name the model invented.
 pub(crate) fn name_preview(name: &str) -> String {
-    let max = crate::error::PREVIEW_CHARS;
-    let mut out = String::new();
-    let mut used = 0;
-    // The length of `out` that leaves room for the ellipsis.
-    let mut fits = 0;
-    for c in name.chars() {
-        // Whole escapes only.
-        let unit = crate::error::visible(c.to_string());
-        used += unit.chars().count();
-        if used > max {
-            out.truncate(fits);
-            out.push('…');
-            return out;
-        }
-        out.push_str(&unit);
-        if used < max {
-            fits = out.len();
-        }
-    }
-    out
+    crate::error::short(name, crate::error::PREVIEW_CHARS)
 }
 
 fn repair_note(repairs: &[Repair]) -> String {
@@ -908,7 +889,11 @@ impl Toolbox {
             name,
             arguments,
         } = call;
-        let outcome = self.execute(&name, arguments, context).await;
+        let outcome = self.execute(&name, &arguments, context).await;
+        // However deep the caller built it, dropping it does not recurse.
+        if let Arguments::Json(value) = arguments {
+            crate::json::release(value);
+        }
         self.count(&name, &outcome);
         CallResult { id, name, outcome }
     }
@@ -980,14 +965,14 @@ impl Toolbox {
     async fn execute(
         &self,
         name: &str,
-        arguments: Arguments,
+        arguments: &Arguments,
         context: &CallContext,
     ) -> ToolOutcome {
         let Some(tool) = self.get(name) else {
             return self.no_such_tool(name);
         };
         // Bounds are checked before the tool's binder sees the call.
-        let over = match &arguments {
+        let over = match arguments {
             Arguments::Json(value) if self.limits.too_deep(value) => {
                 Some(self.limits.too_deep_violation())
             }
@@ -1007,7 +992,7 @@ impl Toolbox {
         if let Some(violation) = over {
             let error = BindError::new(tool.spec().name().to_owned(), vec![violation]);
             return ToolOutcome::Rejected(crate::telemetry::reject(
-                error.with_listed(self.limits.max_listed),
+                error.with_limits(&self.limits),
             ));
         }
         let empty_object = Value::Object(Default::default());
@@ -1016,7 +1001,7 @@ impl Toolbox {
         // future: that panic is the tool's too.
         let created = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let limit = self.timeouts.get(name).copied().or_else(|| tool.timeout());
-            let (invocation, empty) = match &arguments {
+            let (invocation, empty) = match arguments {
                 Arguments::Json(Value::Null) => (tool.invoke(&empty_object, context, policy), true),
                 Arguments::Json(value) => (tool.invoke(value, context, policy), false),
                 Arguments::Text(text) if text.trim().is_empty() || text.trim() == "null" => {
@@ -1050,7 +1035,7 @@ impl Toolbox {
             Err(panic) => panicked(&*panic),
         };
         if let ToolOutcome::Rejected(error) = outcome {
-            outcome = ToolOutcome::Rejected(error.with_listed(self.limits.max_listed));
+            outcome = ToolOutcome::Rejected(error.with_limits(&self.limits));
         }
         if empty {
             let repair = Repair::new("", RepairRule::EmptyArguments);

@@ -7,9 +7,8 @@
 //! batch takes about 50 ms; run inline on the executor, as they were before,
 //! they took one after the other, about 150 ms.
 //!
-//! Measured on this project's 2-core machine: 150.7 ms per batch with the
-//! tools run inline (the commit before the change), 50.3 ms on the blocking
-//! pool.
+//! Measured: 150.7 ms per batch with the tools run inline (before the
+//! change), 50.3 ms on the blocking pool.
 //!
 //! Run: `cargo bench --bench batch`.
 

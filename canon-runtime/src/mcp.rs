@@ -110,7 +110,7 @@ impl McpServer {
     /// when the toolbox was built with [`repair_notes(true)`]; a tool whose
     /// output is an object also gets its output as `structuredContent`.
     /// Every other outcome (a call canon cannot bind, a tool that failed,
-    /// panicked or lacked its context) is a result with `isError: true`
+    /// panicked, timed out or lacked its context) is a result with `isError: true`
     /// whose only content is canon's feedback as text: no
     /// `structuredContent`, which would have to match the tool's output
     /// schema.

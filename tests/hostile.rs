@@ -685,13 +685,15 @@ async fn echoed_keys_are_cut_and_the_feedback_is_bounded() {
 #[test]
 fn feedback_as_json_holds_no_raw_line_separator() {
     let Err(error) =
-        SearchCode.bind(&json!({"query": 5, "data_source_names": ["a"], "x\u{2028}y": "\u{2028}"}))
+        SearchCode.bind(&json!({"query": 5, "data_source_names": ["a"], "limit": "\u{2028}", "x\u{2028}y": "\u{2028}"}))
     else {
         panic!("must be refused")
     };
     let text = error.to_json().to_string();
     assert!(!text.contains('\u{2028}'), "{text}");
     assert!(text.contains(r"x\\u{2028}y"), "{text}");
+    // A value's preview is JSON text: the separator is its JSON escape.
+    assert!(text.contains(r#""preview":"\"\\u2028\"""#), "{text}");
     let display = error.to_string();
     assert!(!display.contains('\u{2028}'), "{display}");
 }

@@ -347,12 +347,17 @@ impl Canonicalizer {
     /// or depth bound, or a [`Duplicate`](crate::ViolationKind::Duplicate) for each
     /// member an object gives twice.
     pub fn parse(&self, text: &str) -> Result<Value, BindError> {
-        let violations = match crate::json::read(text, &self.limits) {
-            Ok((value, duplicates)) if duplicates.is_empty() => return Ok(value),
-            Ok((_, duplicates)) => diagnose::duplicates(duplicates),
-            Err(violation) => vec![violation],
-        };
-        Err(self.error(violations))
+        match crate::json::read(text, &self.limits) {
+            Ok((value, duplicates)) if duplicates.is_empty() => Ok(value),
+            Ok((_, mut duplicates)) => {
+                // The first found are kept, the rest counted.
+                let cap = self.limits.max_listed.max(1);
+                let more = duplicates.len().saturating_sub(cap);
+                duplicates.truncate(cap);
+                Err(self.error_counting(diagnose::duplicates(duplicates), more))
+            }
+            Err(violation) => Err(self.error(vec![violation])),
+        }
     }
 
     /// The rejection listing `violations`, recorded.
@@ -477,7 +482,7 @@ impl Canonicalizer {
             Some(&self.validator),
             value,
             refused,
-            self.limits.max_listed,
+            self.limits.max_listed.max(1),
         );
         self.error_counting(violations, more)
     }

@@ -25,8 +25,9 @@ pub struct Limits {
     /// The most repairs made in one call (default 64): a call needing more
     /// is refused rather than rewritten wholesale.
     pub max_repairs: usize,
-    /// How many violations the model-facing text lists (default 20); the
-    /// rest are counted.
+    /// How many violations a refused call keeps and its model-facing text
+    /// lists (default 20, at least 1); the rest are counted, not kept, so a
+    /// call with a million wrong items costs no million violations.
     pub max_listed: usize,
     /// The longest model-facing text of a refused call, in bytes (default
     /// 8 KiB): violations that would make it longer are not listed but

@@ -531,7 +531,7 @@ impl ToolSpec {
             }
         }
         let (violations, more) =
-            diagnose::rust_type::<A>(&self.schema, &value, self.limits.max_listed);
+            diagnose::rust_type::<A>(&self.schema, &value, self.limits.max_listed.max(1));
         Err(self.reject_counting(violations, more))
     }
 
@@ -556,7 +556,8 @@ impl ToolSpec {
     #[cold]
     #[inline(never)]
     fn reject_value<A: DeserializeOwned>(&self, args: &Value) -> BindError {
-        let (violations, more) = diagnose::violations::<A>(self, args, self.limits.max_listed);
+        let (violations, more) =
+            diagnose::violations::<A>(self, args, self.limits.max_listed.max(1));
         self.reject_counting(violations, more)
     }
 
@@ -575,10 +576,13 @@ impl ToolSpec {
         let (mut others, more) = diagnose::violations::<A>(self, value, cap);
         // "Could not be bound" says nothing the duplicates do not.
         others.retain(|v| !(v.pointer.is_empty() && v.kind == crate::ViolationKind::Invalid));
+        // The keys given twice first (the same ones `Canonicalizer::parse`
+        // keeps), then what room is left.
+        let room = cap.saturating_sub(violations.len());
+        let more = more + unkept + others.len().saturating_sub(room);
+        others.truncate(room);
         violations.extend(others);
         violations.sort_by(|a, b| a.pointer.cmp(&b.pointer));
-        let more = more + unkept + violations.len().saturating_sub(cap);
-        violations.truncate(cap);
         self.reject_counting(violations, more)
     }
 

@@ -638,14 +638,16 @@ async fn a_toolbox_given_a_100000_deep_value_refuses_it_and_drops_it_safely() {
 #[tokio::test]
 async fn echoed_keys_are_cut_and_the_feedback_is_bounded() {
     // Ten unknown parameters, each named with 100,000 characters.
-    let members: Vec<String> = (0..10)
-        .map(|i| format!("\"{}{i}\": 1", "k".repeat(100_000)))
-        .collect();
-    let text = format!(
-        r#"{{"query": "q", "data_source_names": ["a"], {}}}"#,
-        members.join(", ")
-    );
-    let error = rejected(text).await;
+    let call = || {
+        let members: Vec<String> = (0..10)
+            .map(|i| format!("\"{}{i}\": 1", "k".repeat(100_000)))
+            .collect();
+        format!(
+            r#"{{"query": "q", "data_source_names": ["a"], {}}}"#,
+            members.join(", ")
+        )
+    };
+    let error = rejected(call()).await;
     assert_eq!(error.count(), 10);
     let message = error.to_string();
     assert!(message.len() < 2_000, "{} bytes", message.len());
@@ -665,14 +667,7 @@ async fn echoed_keys_are_cut_and_the_feedback_is_bounded() {
         ..Limits::default()
     });
     small.add(SearchCode).unwrap();
-    let members: Vec<String> = (0..10)
-        .map(|i| format!("\"{}{i}\": 1", "k".repeat(100_000)))
-        .collect();
-    let text = format!(
-        r#"{{"query": "q", "data_source_names": ["a"], {}}}"#,
-        members.join(", ")
-    );
-    let error = rejected_by(small, text).await;
+    let error = rejected_by(small, call()).await;
     let message = error.to_string();
     assert!(message.len() <= 400, "{} bytes: {message}", message.len());
     assert!(

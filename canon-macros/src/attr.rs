@@ -61,23 +61,13 @@ impl ToolAttr {
                     continue;
                 }
             };
-            let value = match &meta {
-                Meta::NameValue(nv) => match &nv.value {
-                    Expr::Lit(ExprLit {
-                        lit: Lit::Str(s), ..
-                    }) => s.clone(),
-                    other => {
-                        errors.spanned(
-                            other,
-                            format!("`{ident}` takes a string literal: `{ident} = \"...\"`"),
-                        );
-                        continue;
-                    }
-                },
-                _ => {
-                    errors.spanned(&meta, format!("expected `{ident} = \"...\"`"));
-                    continue;
-                }
+            let Some(value) = string_value(
+                &meta,
+                || format!("`{ident}` takes a string literal: `{ident} = \"...\"`"),
+                || format!("expected `{ident} = \"...\"`"),
+                errors,
+            ) else {
+                continue;
             };
             if slot.is_some() {
                 errors.spanned(key, format!("duplicate key `{ident}`: give it once"));
@@ -98,26 +88,13 @@ impl ToolAttr {
     /// `timeout = "30s"`: a whole number above zero and a unit, read into
     /// milliseconds.
     fn parse_timeout(&mut self, meta: &Meta, errors: &mut Errors) {
-        let value = match meta {
-            Meta::NameValue(nv) => match &nv.value {
-                Expr::Lit(ExprLit {
-                    lit: Lit::Str(s), ..
-                }) => s.clone(),
-                other => {
-                    errors.spanned(
-                        other,
-                        format!("`timeout` takes a string literal; {TIMEOUT_FORM}"),
-                    );
-                    return;
-                }
-            },
-            _ => {
-                errors.spanned(
-                    meta,
-                    format!("expected `timeout = \"...\"`; {TIMEOUT_FORM}"),
-                );
-                return;
-            }
+        let Some(value) = string_value(
+            meta,
+            || format!("`timeout` takes a string literal; {TIMEOUT_FORM}"),
+            || format!("expected `timeout = \"...\"`; {TIMEOUT_FORM}"),
+            errors,
+        ) else {
+            return;
         };
         if self.timeout.is_some() {
             errors.spanned(meta.path(), "duplicate key `timeout`: give it once");
@@ -333,6 +310,32 @@ fn closest(keys: &[&'static str], key: &str) -> Option<&'static str> {
         .filter(|(d, k)| *d <= 2.max(k.len() / 4))
         .min()
         .map(|(_, k)| k)
+}
+
+/// The string literal of `key = "..."`, or an error spanned on what stands
+/// there instead: `not_string` for another value, `not_pair` for another
+/// form.
+fn string_value(
+    meta: &Meta,
+    not_string: impl FnOnce() -> String,
+    not_pair: impl FnOnce() -> String,
+    errors: &mut Errors,
+) -> Option<syn::LitStr> {
+    match meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Some(s.clone()),
+            other => {
+                errors.spanned(other, not_string());
+                None
+            }
+        },
+        _ => {
+            errors.spanned(meta, not_pair());
+            None
+        }
+    }
 }
 
 #[cfg(test)]

@@ -259,9 +259,8 @@ fn whole_array(root: &Value, at: &str, items: &[Value]) -> Vec<Violation> {
         return Vec::new();
     };
     let n = items.len() as u64;
-    let got = format!("got an array of {n} items");
     let mut out = Vec::new();
-    let mut bound = |expected: String| {
+    let mut broken = |expected: String, got: String| {
         let message = format!("expected {expected}, {got}");
         out.push(Violation::new(
             at,
@@ -271,29 +270,25 @@ fn whole_array(root: &Value, at: &str, items: &[Value]) -> Vec<Violation> {
             message,
         ));
     };
+    let count = || format!("got an array of {n} items");
     if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
         if n > max {
-            bound(format!("an array of at most {max} items"));
+            broken(format!("an array of at most {max} items"), count());
         }
     }
     if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
         if n < min {
-            bound(format!("an array of at least {min} items"));
+            broken(format!("an array of at least {min} items"), count());
         }
     }
     if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
         let mut seen = HashSet::new();
         // Equal JSON values (1 and 1.0 aside) have equal text.
         if !items.iter().all(|item| seen.insert(item.to_string())) {
-            let expected = "an array without duplicate items".to_owned();
-            let message = format!("expected {expected}, got an array with duplicate items");
-            out.push(Violation::new(
-                at,
-                ViolationKind::Constraint,
-                expected,
-                None,
-                message,
-            ));
+            broken(
+                "an array without duplicate items".to_owned(),
+                "got an array with duplicate items".to_owned(),
+            );
         }
     }
     out

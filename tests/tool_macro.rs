@@ -228,3 +228,31 @@ fn generated_items_are_plain_types() {
     };
     assert!(args.data_source_names.is_empty());
 }
+
+/// A parameter type without `Debug`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Window {
+    /// First line.
+    pub from: u32,
+}
+
+/// Show a window of lines.
+#[canon::tool]
+fn show_window(window: Window, label: String) -> u32 {
+    window.from + label.len() as u32
+}
+
+#[test]
+fn generated_arguments_are_debug_whatever_their_fields() {
+    use canon::Tool;
+    let bound = ShowWindow
+        .bind(&serde_json::json!({"window": {"from": 1}, "label": "x"}))
+        .unwrap();
+    assert_eq!(
+        format!("{:?}", bound.args),
+        r#"ShowWindowArgs { window: _, label: "x" }"#
+    );
+    // What a user's test writes: it compiles and says why.
+    let error = ShowWindow.bind(&serde_json::json!({})).unwrap_err();
+    assert_eq!(error.pointers(), ["/label", "/window"]);
+}

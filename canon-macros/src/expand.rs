@@ -87,6 +87,11 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         })
     });
     let names: Vec<_> = params.iter().map(|p| &p.ident).collect();
+    let field_names: Vec<String> = names
+        .iter()
+        .map(|n| n.to_string().trim_start_matches("r#").to_owned())
+        .collect();
+    let args_name = args.to_string();
     let bind_args = bind_args(&args, params);
     let asserts = params.iter().map(|Param { ty, .. }| {
         quote_spanned! {ty.span()=> ::canon::__private::assert_param::<#ty>(); }
@@ -193,6 +198,22 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         }
 
         const _: () = { #(#asserts)* };
+
+        // `Debug` for every arguments struct, so `bind(..).unwrap_err()`
+        // compiles: each field shown with its own `Debug`, or as `_` when
+        // its type has none.
+        const _: () = {
+            #[automatically_derived]
+            impl ::core::fmt::Debug for #args {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    #[allow(unused_imports)]
+                    use ::canon::__private::{FieldDebug as _, FieldNoDebug as _};
+                    f.debug_struct(#args_name)
+                        #(.field(#field_names, (&::canon::__private::DebugField(&self.#names)).field_debug()))*
+                        .finish()
+                }
+            }
+        };
 
         #bind_args
 

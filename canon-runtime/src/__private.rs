@@ -163,3 +163,42 @@ impl<T> NoOutputSchema for &Probe<T> {
         None
     }
 }
+
+/// A field of a generated arguments struct, for its `Debug`:
+/// `(&DebugField(&x)).field_debug()` resolves to [`FieldDebug`] when the
+/// field's type implements `Debug`, and to [`FieldNoDebug`] (shown as `_`)
+/// otherwise.
+pub struct DebugField<'a, T>(pub &'a T);
+
+/// The field's own `Debug`.
+pub trait FieldDebug {
+    /// The field, as its type formats it.
+    fn field_debug(&self) -> &dyn core::fmt::Debug;
+}
+
+impl<T: core::fmt::Debug> FieldDebug for DebugField<'_, T> {
+    fn field_debug(&self) -> &dyn core::fmt::Debug {
+        self.0
+    }
+}
+
+/// `_`, for a field whose type has no `Debug`.
+pub trait FieldNoDebug {
+    /// A placeholder.
+    fn field_debug(&self) -> &dyn core::fmt::Debug;
+}
+
+impl<T> FieldNoDebug for &DebugField<'_, T> {
+    fn field_debug(&self) -> &dyn core::fmt::Debug {
+        &Opaque
+    }
+}
+
+/// Shown as `_`.
+struct Opaque;
+
+impl core::fmt::Debug for Opaque {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("_")
+    }
+}

@@ -84,7 +84,7 @@ async fn main() {
     println!("== Calls canon will not guess at");
     let broken = json!({"data_source_names": "[\"dotnet/eshop\"]", "limt": "ten"});
     println!("arguments: {broken}");
-    let error = SearchCode.bind(&broken).err().expect("rejected");
+    let error = SearchCode.bind(&broken).expect_err("rejected");
     println!("feedback for the model:\n{error}\n");
     println!("the same, as JSON:\n{}\n", pretty(&error.to_json()));
 

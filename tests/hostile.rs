@@ -525,8 +525,7 @@ fn a_json_tool_whose_schema_does_not_compile_cannot_be_built() {
         schema.clone(),
         |args| async move { Ok(args) },
     )
-    .err()
-    .expect("an invalid pattern is refused");
+    .expect_err("an invalid pattern is refused");
     assert_eq!(error.keyword(), "pattern");
     assert_eq!(error.pointer(), "/properties/id/pattern");
     assert_eq!(

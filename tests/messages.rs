@@ -24,7 +24,7 @@ fn shown(error: &BindError) -> String {
 /// The refusal of `args` by `search_code`, from a value and from text
 /// alike.
 fn search(args: Value) -> String {
-    let from_value = SearchCode.bind(&args).err().expect("must be refused");
+    let from_value = SearchCode.bind(&args).expect_err("must be refused");
     let from_text = SearchCode.bind_str(&args.to_string()).err().unwrap();
     assert_eq!(from_value, from_text);
     shown(&from_value)
@@ -94,7 +94,7 @@ fn tune_args(changes: Value) -> Value {
 
 fn tune_refuses(changes: Value) -> String {
     let args = tune_args(changes);
-    let from_value = Tune.bind(&args).err().expect("must be refused");
+    let from_value = Tune.bind(&args).expect_err("must be refused");
     let from_text = Tune.bind_str(&args.to_string()).err().unwrap();
     assert_eq!(from_value, from_text);
     shown(&from_value)
@@ -102,7 +102,7 @@ fn tune_refuses(changes: Value) -> String {
 
 fn stats_refuses(stats: Value) -> String {
     let args = json!({"player": "LeBron James", "stats": stats});
-    let error = PlayerStats.bind(&args).err().expect("must be refused");
+    let error = PlayerStats.bind(&args).expect_err("must be refused");
     assert_eq!(
         PlayerStats.bind_str(&args.to_string()).err().unwrap(),
         error

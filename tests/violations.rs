@@ -8,11 +8,10 @@ use common::{SearchCode, Survey};
 use serde_json::json;
 
 fn reject(args: serde_json::Value) -> BindError {
-    let from_value = SearchCode.bind(&args).err().expect("must be rejected");
+    let from_value = SearchCode.bind(&args).expect_err("must be rejected");
     let from_text = SearchCode
         .bind_str(&args.to_string())
-        .err()
-        .expect("must be rejected");
+        .expect_err("must be rejected");
     assert_eq!(from_value, from_text, "both entries report the same");
     from_value
 }

@@ -100,6 +100,14 @@ impl JsonTool {
     }
 }
 
+impl std::fmt::Debug for JsonTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonTool")
+            .field("spec", &self.spec)
+            .finish_non_exhaustive()
+    }
+}
+
 impl DynTool for JsonTool {
     fn spec(&self) -> &ToolSpec {
         &self.spec

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzing, bounded and repeatable: each target runs a fixed number of
 # inputs (about a minute each here; FUZZ_SCALE multiplies them) from a
-# fixed seed, starting from seeds made of the tests' calls and
-# ../shared/corpus, so a run that passes here passes in CI. libFuzzer through
+# fixed seed, starting from seeds made of the tests' calls and the real
+# corpus CANON_CORPUS names, so a run that passes here passes in CI. libFuzzer through
 # cargo-fuzz, on the stable toolchain with RUSTC_BOOTSTRAP=1 (cargo-fuzz
 # wants nightly's -Z flags; no nightly can be installed here), without a
 # sanitizer (Rust code that forbids unsafe needs none to find panics).

@@ -1,10 +1,12 @@
 """Seed corpora for the fuzz targets: the bundled sample calls, near misses
-from the tests, and (when present) the first calls of ../shared/corpus.
+from the tests, and (when CANON_CORPUS names it) the first calls of the
+real corpus.
 
 Usage: python3 seeds.py OUT_DIR
 """
 
 import json
+import os
 import pathlib
 import sys
 
@@ -42,7 +44,7 @@ for line in (root / "canon-cli/data/sample-calls.jsonl").read_text().splitlines(
 for schema in schemas.values():
     seed("export", json.dumps(schema).encode())
 
-shared = root.parent / "shared/corpus/bfcl-open.jsonl"
+shared = pathlib.Path(os.environ.get("CANON_CORPUS", "/nonexistent"))
 if shared.exists():
     with shared.open() as lines:
         for i, line in enumerate(lines):

@@ -256,3 +256,41 @@ fn generated_arguments_are_debug_whatever_their_fields() {
     let error = ShowWindow.bind(&serde_json::json!({})).unwrap_err();
     assert_eq!(error.pointers(), ["/label", "/window"]);
 }
+
+/// Count the words, naming canon by an explicit path.
+#[tool(crate = "::canon", name = "count_words")]
+fn explicit_crate_path(words: Vec<String>) -> usize {
+    words.len()
+}
+
+struct Shelf;
+
+#[canon::tools(crate = "canon")]
+impl Shelf {
+    /// Count the books.
+    #[canon::tool]
+    fn books(&self, titles: Vec<String>) -> usize {
+        titles.len()
+    }
+}
+
+#[tokio::test]
+async fn an_explicit_crate_path_changes_nothing() {
+    assert_eq!(ExplicitCratePath.name(), "count_words");
+    assert_eq!(
+        ExplicitCratePath
+            .call(json!({"words": "one"}))
+            .await
+            .unwrap(),
+        json!(1)
+    );
+    let tools = std::sync::Arc::new(Shelf).tools();
+    assert_eq!(tools[0].spec().name(), "books");
+    assert_eq!(
+        ShelfBooks(std::sync::Arc::new(Shelf))
+            .call(json!({"titles": ["a", "b"]}))
+            .await
+            .unwrap(),
+        json!(2)
+    );
+}

@@ -1,5 +1,6 @@
 //! The grammar of `#[tool(...)]` (`name = "..."`, `description = "..."`,
-//! `repair(rule, ...)`, `timeout = "30s"`) and
+//! `repair(rule, ...)`, `timeout = "30s"`, `crate = "path"`), of
+//! `#[tools(crate = "path")]` and
 //! of `#[arg(...)]` on a parameter (`rename = "..."`, `description = "..."`,
 //! `default = expr`).
 
@@ -10,7 +11,7 @@ use syn::{Expr, ExprLit, Lit, LitStr, Meta, Token};
 use crate::errors::Errors;
 
 /// The keys `#[tool(...)]` takes.
-const KEYS: &[&str] = &["name", "description", "repair", "timeout"];
+const KEYS: &[&str] = &["name", "description", "repair", "timeout", "crate"];
 
 /// The opt-in rules `repair(...)` takes (the core rule always applies).
 const RULES: &[&str] = &["json_text", "number_text", "bool_text", "null_as_absent"];
@@ -24,6 +25,8 @@ pub(crate) struct ToolAttr {
     pub(crate) repair: Vec<syn::Ident>,
     /// `timeout = "..."`, in milliseconds (above zero).
     pub(crate) timeout: Option<u64>,
+    /// `crate = "..."`: the path the generated code names canon by.
+    pub(crate) krate: Option<syn::Path>,
 }
 
 impl ToolAttr {
@@ -51,6 +54,10 @@ impl ToolAttr {
             }
             if ident == "timeout" {
                 attr.parse_timeout(&meta, errors);
+                continue;
+            }
+            if ident == "crate" {
+                crate_path(&meta, &mut attr.krate, errors);
                 continue;
             }
             let slot = match ident.as_str() {
@@ -165,6 +172,63 @@ impl ToolAttr {
             }
         }
     }
+}
+
+/// `crate = "agent_tools"` (serde's and schemars' convention): the path
+/// the generated code names canon by, for a crate that depends on canon
+/// under another name. Read into `slot`, which must be empty.
+fn crate_path(meta: &Meta, slot: &mut Option<syn::Path>, errors: &mut Errors) {
+    let Some(value) = string_value(
+        meta,
+        || format!("`crate` takes a string literal; {CRATE_FORM}"),
+        || format!("expected `crate = \"...\"`; {CRATE_FORM}"),
+        errors,
+    ) else {
+        return;
+    };
+    if slot.is_some() {
+        errors.spanned(meta.path(), "duplicate key `crate`: give it once");
+        return;
+    }
+    match value.parse_with(syn::Path::parse_mod_style) {
+        Ok(path) => *slot = Some(path),
+        Err(_) => errors.spanned(
+            &value,
+            format!("`{}` is not a path; {CRATE_FORM}", value.value()),
+        ),
+    }
+}
+
+/// What `crate = "..."` accepts, for its error messages.
+const CRATE_FORM: &str = "it names the path canon is reached by when your crate depends \
+     on it under another name, like `crate = \"agent_tools\"` for \
+     `agent_tools = { package = \"canon\", ... }`";
+
+/// What `#[tools(...)]` says: only `crate = "..."`; each tool is
+/// configured on its own `#[tool]`.
+pub(crate) fn tools_attr(
+    tokens: proc_macro2::TokenStream,
+    errors: &mut Errors,
+) -> Option<syn::Path> {
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(metas) => metas,
+        Err(e) => {
+            errors.push(e);
+            return None;
+        }
+    };
+    let mut krate = None;
+    for meta in metas {
+        if meta.path().is_ident("crate") {
+            crate_path(&meta, &mut krate, errors);
+        } else {
+            errors.spanned(
+                meta.path(),
+                "#[canon::tools] takes only `crate = \"...\"`; configure each #[tool]",
+            );
+        }
+    }
+    krate
 }
 
 /// What `timeout = "..."` accepts, for its error messages.

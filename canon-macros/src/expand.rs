@@ -1,5 +1,6 @@
 //! Code generation from the model. Everything is named through absolute
-//! paths into `::canon`, so the user's crate needs no other dependency.
+//! paths into the crate path (`::canon`, or what `crate = "..."` says), so
+//! the user's crate needs no other dependency.
 
 use heck::ToUpperCamelCase;
 use proc_macro2::TokenStream;
@@ -51,6 +52,7 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         contexts,
         call_order,
         output,
+        krate,
     } = model;
     let unit = unit_name(model, target);
     let args = format_ident!("{}Args", unit, span = ident.span());
@@ -92,9 +94,10 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         .map(|n| n.to_string().trim_start_matches("r#").to_owned())
         .collect();
     let args_name = args.to_string();
-    let bind_args = bind_args(&args, params);
+    let bind_args = bind_args(krate, &args, params);
     let asserts = params.iter().map(|Param { ty, .. }| {
-        quote_spanned! {ty.span()=> ::canon::__private::assert_param::<#ty>(); }
+        let krate = respan(krate, ty.span());
+        quote_spanned! {ty.span()=> #krate::__private::assert_param::<#ty>(); }
     });
 
     let call = match (target, *is_async) {
@@ -103,11 +106,11 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         // A sync tool runs on the blocking pool, so it stalls neither the
         // executor nor the other calls of a batch, and a timeout can fire.
         (Target::Free, false) => {
-            let run_blocking = run_blocking(output);
+            let run_blocking = run_blocking(krate, output);
             quote! { #run_blocking(move || #ident(#(#call_order),*)).await }
         }
         (Target::Method { .. }, false) => {
-            let run_blocking = run_blocking(output);
+            let run_blocking = run_blocking(krate, output);
             quote! {
                 {
                     let __canon_self = ::std::sync::Arc::clone(&self.0);
@@ -128,11 +131,14 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
             infallible,
             quote! { ::core::result::Result::Ok(#call) },
         ),
-        Output::Result(ty) => (
-            quote_spanned! {ty.span()=> <#ty as ::canon::__private::ToolResult>::Ok },
-            quote_spanned! {ty.span()=> <#ty as ::canon::__private::ToolResult>::Err },
-            quote! { ::canon::__private::ToolResult::into_result(#call) },
-        ),
+        Output::Result(ty) => {
+            let krate_ty = respan(krate, ty.span());
+            (
+                quote_spanned! {ty.span()=> <#ty as #krate_ty::__private::ToolResult>::Ok },
+                quote_spanned! {ty.span()=> <#ty as #krate_ty::__private::ToolResult>::Err },
+                quote! { #krate::__private::ToolResult::into_result(#call) },
+            )
+        }
     };
     // Spanned on the return type, so an unmet bound lands there.
     let ret_span = match output {
@@ -143,10 +149,11 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
     let error_item = if contexts.is_empty() {
         quote_spanned! {ret_span=> type Error = #error_ty; }
     } else {
-        quote_spanned! {ret_span=> type Error = ::canon::ContextError<#error_ty>; }
+        let krate = respan(krate, ret_span);
+        quote_spanned! {ret_span=> type Error = #krate::ContextError<#error_ty>; }
     };
     let (run, helper) = run_fns(
-        &unit, &args, &names, contexts, &output_ty, &error_ty, &result,
+        krate, &unit, &args, &names, contexts, &output_ty, &error_ty, &result,
     );
     let timeout = timeout_ms.map(|ms| {
         quote! {
@@ -160,8 +167,10 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         Target::Method { self_ty } => format!("[`{self_ty}::{ident}`]"),
     };
     let unit_doc = format!(
-        "The `{name}` tool, declared by {declared}; call it through [`canon::Tool`](::canon::Tool)."
+        "The `{name}` tool, declared by {declared}; call it through [`Tool`]({}::Tool).",
+        path_text(krate)
     );
+    let schemars_crate = format!("{}::__private::schemars", path_text(krate));
     let args_doc =
         format!("The arguments of the `{name}` tool, one field per parameter of {declared}.");
     let unit_struct = match target {
@@ -186,9 +195,9 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         #[allow(missing_docs)]
         // `Deserialize` is implemented below, by field index; the serde
         // attribute tells schemars that unknown fields are denied.
-        #[derive(::canon::__private::schemars::JsonSchema)]
+        #[derive(#krate::__private::schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
-        #[schemars(crate = "::canon::__private::schemars")]
+        #[schemars(crate = #schemars_crate)]
         #vis struct #args {
             #(#fields,)*
         }
@@ -207,9 +216,9 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
             impl ::core::fmt::Debug for #args {
                 fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                     #[allow(unused_imports)]
-                    use ::canon::__private::{FieldDebug as _, FieldNoDebug as _};
+                    use #krate::__private::{FieldDebug as _, FieldNoDebug as _};
                     f.debug_struct(#args_name)
-                        #(.field(#field_names, (&::canon::__private::DebugField(&self.#names)).field_debug()))*
+                        #(.field(#field_names, (&#krate::__private::DebugField(&self.#names)).field_debug()))*
                         .finish()
                 }
             }
@@ -217,39 +226,39 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
 
         #bind_args
 
-        impl ::canon::Tool for #unit {
+        impl #krate::Tool for #unit {
             type Args = #args;
             #output_item
             #error_item
 
-            fn spec(&self) -> &::canon::ToolSpec {
-                static SPEC: ::canon::__private::OnceLock<::canon::ToolSpec> =
-                    ::canon::__private::OnceLock::new();
+            fn spec(&self) -> &#krate::ToolSpec {
+                static SPEC: #krate::__private::OnceLock<#krate::ToolSpec> =
+                    #krate::__private::OnceLock::new();
                 SPEC.get_or_init(|| {
                     #[allow(unused_imports)]
-                    use ::canon::__private::{NoOutputSchema as _, OutputSchemaOf as _};
-                    ::canon::ToolSpec::of::<#args>(#name, #description)
+                    use #krate::__private::{NoOutputSchema as _, OutputSchemaOf as _};
+                    #krate::ToolSpec::of::<#args>(#name, #description)
                         .with_output_schema(
-                            (&::canon::__private::Probe::<#output_ty>::new()).output_schema(),
+                            (&#krate::__private::Probe::<#output_ty>::new()).output_schema(),
                         )
-                        .with_policy(::canon::Policy::DEFAULT #(.with(::canon::RepairRule::#repair))*)
+                        .with_policy(#krate::Policy::DEFAULT #(.with(#krate::RepairRule::#repair))*)
                 })
             }
 
             fn bind_with(
                 &self,
-                args: &::canon::__private::serde_json::Value,
-                policy: ::canon::Policy,
-            ) -> ::core::result::Result<::canon::Bound<#args>, ::canon::BindError> {
-                <Self as ::canon::Tool>::spec(self).bind_args(args, policy)
+                args: &#krate::__private::serde_json::Value,
+                policy: #krate::Policy,
+            ) -> ::core::result::Result<#krate::Bound<#args>, #krate::BindError> {
+                <Self as #krate::Tool>::spec(self).bind_args(args, policy)
             }
 
             fn bind_str_with(
                 &self,
                 args: &str,
-                policy: ::canon::Policy,
-            ) -> ::core::result::Result<::canon::Bound<#args>, ::canon::BindError> {
-                <Self as ::canon::Tool>::spec(self).bind_args_str(args, policy)
+                policy: #krate::Policy,
+            ) -> ::core::result::Result<#krate::Bound<#args>, #krate::BindError> {
+                <Self as #krate::Tool>::spec(self).bind_args_str(args, policy)
             }
 
             #timeout
@@ -263,18 +272,20 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
 
 /// The path of `run_blocking`, naming the return type (with its own span),
 /// so that a return type that is not `Send + 'static` is reported there.
-fn run_blocking(output: &Output) -> TokenStream {
+fn run_blocking(krate: &syn::Path, output: &Output) -> TokenStream {
     let ty = match output {
         Output::Unit => quote! { () },
         Output::Value(ty) | Output::Result(ty) => quote! { #ty },
     };
-    quote! { ::canon::__private::run_blocking::<#ty, _> }
+    quote! { #krate::__private::run_blocking::<#ty, _> }
 }
 
 /// `run` (and, with `Context` parameters, `run_with`, which fills them from
 /// the caller's context; `run` has none, so such a tool fails there), and
 /// the inherent helper both call.
+#[allow(clippy::too_many_arguments)]
 fn run_fns(
+    krate: &syn::Path,
     unit: &syn::Ident,
     args: &syn::Ident,
     names: &[&syn::Ident],
@@ -304,14 +315,15 @@ fn run_fns(
         .map(|t| quote!(#t).to_string().replace(' ', ""))
         .collect();
     let asserts = types.iter().map(|t| {
-        quote_spanned! {t.span()=> ::canon::__private::assert_context::<#t>(); }
+        let krate = respan(krate, t.span());
+        quote_spanned! {t.span()=> #krate::__private::assert_context::<#t>(); }
     });
     let run = quote! {
         fn run(&self, args: #args) -> #future {
             #unit::__canon_run(self, args, #(::core::option::Option::<#types>::None),*)
         }
 
-        fn run_with(&self, args: #args, context: &::canon::CallContext) -> #future {
+        fn run_with(&self, args: #args, context: &#krate::CallContext) -> #future {
             #unit::__canon_run(
                 self,
                 args,
@@ -328,19 +340,19 @@ fn run_fns(
                 args: #args,
                 #(#idents: ::core::option::Option<#types>,)*
             ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<#output_ty, ::canon::ContextError<#error_ty>>,
+                Output = ::core::result::Result<#output_ty, #krate::ContextError<#error_ty>>,
             > + ::core::marker::Send + '_ {
                 let #args { #(#names),* } = args;
                 async move {
                     #(let #idents = match #idents {
-                        ::core::option::Option::Some(value) => ::canon::Context(value),
+                        ::core::option::Option::Some(value) => #krate::Context(value),
                         ::core::option::Option::None => {
                             return ::core::result::Result::Err(
-                                ::canon::ContextError::Missing(#type_names),
+                                #krate::ContextError::Missing(#type_names),
                             );
                         }
                     };)*
-                    (#result).map_err(::canon::ContextError::Tool)
+                    (#result).map_err(#krate::ContextError::Tool)
                 }
             }
         }
@@ -353,7 +365,7 @@ fn run_fns(
 /// (unknown, duplicate and missing fields; `None` for a missing `Option`;
 /// positional arrays), and, when binding, routes each field's value through
 /// the plan without a second lookup of its key.
-fn bind_args(args: &syn::Ident, params: &[Param]) -> TokenStream {
+fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStream {
     let wire: Vec<String> = params.iter().map(|p| p.wire.clone()).collect();
     let names: Vec<_> = params.iter().map(|p| &p.ident).collect();
     let types: Vec<_> = params.iter().map(|p| &p.ty).collect();
@@ -379,42 +391,46 @@ fn bind_args(args: &syn::Ident, params: &[Param]) -> TokenStream {
                     let name = default_fn(p);
                     quote! { ::core::result::Result::<#ty, __A::Error>::Ok(#args::#name()) }
                 }
-                None => quote_spanned! {ty.span()=>
-                    ::canon::__private::missing::<#ty, __A::Error>(#wire)
-                },
+                None => {
+                    let krate = respan(krate, ty.span());
+                    quote_spanned! {ty.span()=>
+                    #krate::__private::missing::<#ty, __A::Error>(#wire)
+                    }
+                }
             }
         })
         .collect();
     let next_element = params.iter().map(|p| {
         let ty = &p.ty;
+        let krate = respan(krate, ty.span());
         quote_spanned! {ty.span()=>
-            ::canon::__private::serde::de::SeqAccess::next_element::<#ty>(&mut seq)
+            #krate::__private::serde::de::SeqAccess::next_element::<#ty>(&mut seq)
         }
     });
     let struct_name = args.to_string();
     let expecting = format!("struct {struct_name}");
     let expecting_seq = format!("struct {struct_name} with {count} elements");
-    let de = quote! { ::canon::__private::serde::de };
+    let de = quote! { #krate::__private::serde::de };
     quote! {
         impl<'de> #de::Deserialize<'de> for #args {
             fn deserialize<__D: #de::Deserializer<'de>>(
                 de: __D,
             ) -> ::core::result::Result<Self, __D::Error> {
-                <Self as ::canon::__private::BindArgs>::bind_fields(
+                <Self as #krate::__private::BindArgs>::bind_fields(
                     de,
-                    ::canon::__private::Fields::plain(),
+                    #krate::__private::Fields::plain(),
                 )
             }
         }
 
-        impl ::canon::__private::BindArgs for #args {
+        impl #krate::__private::BindArgs for #args {
             const FIELDS: &'static [&'static str] = &[#(#wire),*];
 
             fn bind_fields<'de, __D: #de::Deserializer<'de>>(
                 de: __D,
-                fields: ::canon::__private::Fields<'_>,
+                fields: #krate::__private::Fields<'_>,
             ) -> ::core::result::Result<Self, __D::Error> {
-                struct __Visitor<'f>(::canon::__private::Fields<'f>);
+                struct __Visitor<'f>(#krate::__private::Fields<'f>);
 
                 /// A key of the arguments object, as its field index.
                 struct __Key(usize);
@@ -443,7 +459,7 @@ fn bind_args(args: &syn::Ident, params: &[Param]) -> TokenStream {
                             #(#wire => ::core::result::Result::Ok(__Key(#indexes)),)*
                             _ => ::core::result::Result::Err(__E::unknown_field(
                                 key,
-                                <#args as ::canon::__private::BindArgs>::FIELDS,
+                                <#args as #krate::__private::BindArgs>::FIELDS,
                             )),
                         }
                     }
@@ -527,7 +543,7 @@ fn bind_args(args: &syn::Ident, params: &[Param]) -> TokenStream {
                 #de::Deserializer::deserialize_struct(
                     de,
                     #struct_name,
-                    <Self as ::canon::__private::BindArgs>::FIELDS,
+                    <Self as #krate::__private::BindArgs>::FIELDS,
                     __Visitor(fields),
                 )
             }
@@ -541,4 +557,22 @@ fn default_fn(param: &Param) -> syn::Ident {
         "__canon_default_{}",
         param.ident.to_string().trim_start_matches("r#")
     )
+}
+
+/// The path as it is written, for the strings that name it (schemars'
+/// `crate = "..."`, doc links).
+fn path_text(path: &syn::Path) -> String {
+    quote!(#path).to_string().replace(' ', "")
+}
+
+/// The crate path with every token at `span`, for code spanned on a user's
+/// token, so that an error in it lands there.
+fn respan(path: &syn::Path, span: proc_macro2::Span) -> TokenStream {
+    quote!(#path)
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
 }

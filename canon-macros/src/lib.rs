@@ -40,7 +40,11 @@ use crate::model::ToolFn;
 /// always applies. `#[tool(timeout = "30s")]` gives the tool a timeout of
 /// its own in a `canon::Toolbox` (a whole number above zero and `ms`, `s` or
 /// `m`: `"500ms"`, `"30s"`, `"2m"`; read at compile time), which wins over
-/// the toolbox's default and yields to `Toolbox::timeout_for`. The function
+/// the toolbox's default and yields to `Toolbox::timeout_for`.
+/// `#[tool(crate = "agent_tools")]` is for a crate that depends on canon
+/// under another name (`agent_tools = { package = "canon", ... }`): the
+/// generated code names canon by that path instead of `::canon` (serde's
+/// and schemars' convention). The function
 /// may be sync or async, and return `T` or a type
 /// named `Result` (`Result<T, E>`, `io::Result<T>`, `anyhow::Result<T>`):
 /// `T: Serialize` is the output, `E: Display` the tool's own error. Each
@@ -100,7 +104,12 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `Arc<Repo>`), and the impl gains `fn tools(self: Arc<Self>)`, which
 /// returns them ready for a `canon::Toolbox`. Other items are left as they
 /// are. `&mut self`, `self` by value, methods without `self` and generic
-/// methods are compile errors.
+/// methods are compile errors. A method is marked `#[tool]`,
+/// `#[canon::tool]` or `#[<crate path>::tool]`.
+///
+/// `#[tools(crate = "agent_tools")]` names canon by that path in the code
+/// generated for every tool of the block, for a crate that depends on canon
+/// under another name; it is the only key `#[tools]` takes.
 ///
 /// ```
 /// use std::sync::Arc;

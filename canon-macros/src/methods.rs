@@ -14,12 +14,8 @@ use crate::model::ToolFn;
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    if !attr.is_empty() {
-        errors.spanned(
-            &attr,
-            "#[canon::tools] takes no arguments; configure each #[tool]",
-        );
-    }
+    let krate: syn::Path =
+        crate::attr::tools_attr(attr, &mut errors).unwrap_or_else(|| syn::parse_quote!(::canon));
     let mut block: ItemImpl = match syn::parse2(item.clone()) {
         Ok(block) => block,
         Err(_) => {
@@ -63,7 +59,11 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut found = Vec::new();
     for item in &mut block.items {
         let ImplItem::Fn(method) = item else { continue };
-        let Some(position) = method.attrs.iter().position(is_tool_attr) else {
+        let Some(position) = method
+            .attrs
+            .iter()
+            .position(|attr| is_tool_attr(attr, &krate))
+        else {
             continue;
         };
         let tool_attr = method.attrs.remove(position);
@@ -75,7 +75,15 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 continue;
             }
         };
-        let attr = ToolAttr::parse(args, &mut errors);
+        let mut attr = ToolAttr::parse(args, &mut errors);
+        if let Some(path) = &attr.krate {
+            errors.spanned(
+                path,
+                "`crate` is given once, for every tool of the impl block: \
+                 #[canon::tools(crate = \"...\")]",
+            );
+        }
+        attr.krate = Some(krate.clone());
         let func = ItemFn {
             attrs: method.attrs.clone(),
             vis: method.vis.clone(),
@@ -114,20 +122,28 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             #[allow(dead_code)]
             pub fn tools(
                 self: ::std::sync::Arc<Self>,
-            ) -> ::std::vec::Vec<::std::sync::Arc<dyn ::canon::DynTool>> {
+            ) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::DynTool>> {
                 ::std::vec![
                     #(::std::sync::Arc::new(#units(::std::sync::Arc::clone(&self)))
-                        as ::std::sync::Arc<dyn ::canon::DynTool>),*
+                        as ::std::sync::Arc<dyn #krate::DynTool>),*
                 ]
             }
         }
     }
 }
 
-fn is_tool_attr(attr: &syn::Attribute) -> bool {
+/// `#[tool]`, `#[canon::tool]`, or `#[<crate path>::tool]` (leading `::`
+/// or not).
+fn is_tool_attr(attr: &syn::Attribute, krate: &syn::Path) -> bool {
     let path = attr.path();
-    path.is_ident("tool")
-        || (path.segments.len() == 2
-            && path.segments[0].ident == "canon"
-            && path.segments[1].ident == "tool")
+    if path.is_ident("tool") {
+        return true;
+    }
+    let Some(last) = path.segments.last() else {
+        return false;
+    };
+    let prefix: Vec<_> = path.segments.iter().map(|s| &s.ident).collect();
+    let prefix = &prefix[..prefix.len() - 1];
+    let krate: Vec<_> = krate.segments.iter().map(|s| &s.ident).collect();
+    last.ident == "tool" && last.arguments.is_empty() && (prefix == ["canon"] || prefix == krate)
 }

@@ -24,6 +24,9 @@ pub(crate) struct ToolFn {
     /// Every parameter's name, in the function's order.
     pub(crate) call_order: Vec<Ident>,
     pub(crate) output: Output,
+    /// The path the generated code names canon by: `::canon`, or what
+    /// `crate = "..."` says.
+    pub(crate) krate: syn::Path,
 }
 
 /// One parameter: a property of the arguments object.
@@ -114,6 +117,7 @@ impl ToolFn {
             contexts,
             call_order,
             output,
+            krate: attr.krate.unwrap_or_else(|| syn::parse_quote!(::canon)),
         }
     }
 }

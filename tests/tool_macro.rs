@@ -294,3 +294,100 @@ async fn an_explicit_crate_path_changes_nothing() {
         json!(2)
     );
 }
+
+/// Names the user's code may use, which the generated code must not take
+/// for its own: every path it writes is absolute.
+mod shadowing {
+    #![allow(dead_code, non_camel_case_types)]
+    use ::canon::{tool, Context};
+
+    mod canon {}
+    mod core {}
+    mod std {}
+    mod serde {}
+    mod schemars {}
+    pub struct Option;
+    pub struct Some;
+    pub struct None;
+    pub struct Ok;
+    pub struct Err;
+    pub struct Send;
+    pub struct Sync;
+    pub struct Clone;
+    pub struct Copy;
+    pub struct Default;
+    pub struct Debug;
+    pub struct Vec;
+    pub struct Box;
+    pub struct Arc;
+    pub struct Future;
+    pub struct Deserialize;
+    pub struct JsonSchema;
+
+    /// Echo the text: the parameter has the function's name.
+    #[tool]
+    pub fn echo(echo: ::std::string::String) -> ::std::string::String {
+        echo
+    }
+
+    /// Shout the text, asynchronously, with parameters named like the
+    /// generated code's own variables.
+    #[tool]
+    #[allow(clippy::too_many_arguments)]
+    pub async fn shout(
+        shout: ::std::string::String,
+        args: u8,
+        context: u8,
+        de: u8,
+        map: u8,
+        seq: u8,
+        f: u8,
+        fields: u8,
+        value: u8,
+    ) -> ::std::string::String {
+        let _ = (args, context, de, map, seq, f, fields, value);
+        shout.to_uppercase()
+    }
+
+    /// Tag the request: context parameters named like the generated code's
+    /// variables.
+    #[tool]
+    pub fn tag(
+        args: Context<u64>,
+        context: Context<::std::string::String>,
+        tag: ::std::string::String,
+    ) -> ::std::string::String {
+        ::std::format!("{}#{} {tag}", context.0, args.0)
+    }
+
+    pub struct Shelf;
+
+    #[::canon::tools]
+    impl Shelf {
+        /// Count the books.
+        #[tool]
+        pub fn count(&self, count: u32, __canon_self: u32) -> u32 {
+            count + __canon_self
+        }
+    }
+}
+
+#[tokio::test]
+async fn generated_code_is_hygienic() {
+    use canon::CallContext;
+    use shadowing::{Echo, Shelf, ShelfCount, Shout, Tag};
+    assert_eq!(Echo.call(json!({"echo": "a"})).await.unwrap(), json!("a"));
+    let all = json!({"shout": "a", "args": 1, "context": 2, "de": 3, "map": 4,
+                     "seq": 5, "f": 6, "fields": 7, "value": 8});
+    assert_eq!(Shout.call(all).await.unwrap(), json!("A"));
+    let args = Tag.bind(&json!({"tag": "t"})).unwrap().args;
+    let context = CallContext::new().with(7_u64).with(String::from("req"));
+    assert_eq!(Tag.run_with(args, &context).await, Ok("req#7 t".to_owned()));
+    assert_eq!(
+        ShelfCount(std::sync::Arc::new(Shelf))
+            .call(json!({"count": 1, "__canon_self": 2}))
+            .await
+            .unwrap(),
+        json!(3)
+    );
+}

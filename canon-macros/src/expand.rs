@@ -100,24 +100,34 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         quote_spanned! {ty.span()=> #krate::__private::assert_param::<#ty>(); }
     });
 
+    // The free function is called through a local bound before the
+    // parameters are, so a parameter named like the function does not hide
+    // it; the generated locals are hygienic (mixed-site), so no parameter
+    // name clashes with them.
+    let function = hygienic("function");
     let call = match (target, *is_async) {
-        (Target::Free, true) => quote! { #ident(#(#call_order),*).await },
+        (Target::Free, true) => quote! { #function(#(#call_order),*).await },
         (Target::Method { .. }, true) => quote! { self.0.#ident(#(#call_order),*).await },
         // A sync tool runs on the blocking pool, so it stalls neither the
         // executor nor the other calls of a batch, and a timeout can fire.
         (Target::Free, false) => {
             let run_blocking = run_blocking(krate, output);
-            quote! { #run_blocking(move || #ident(#(#call_order),*)).await }
+            quote! { #run_blocking(move || #function(#(#call_order),*)).await }
         }
         (Target::Method { .. }, false) => {
             let run_blocking = run_blocking(krate, output);
+            let this = hygienic("this");
             quote! {
                 {
-                    let __canon_self = ::std::sync::Arc::clone(&self.0);
-                    #run_blocking(move || __canon_self.#ident(#(#call_order),*)).await
+                    let #this = ::std::sync::Arc::clone(&self.0);
+                    #run_blocking(move || #this.#ident(#(#call_order),*)).await
                 }
             }
         }
+    };
+    let bind_function = match target {
+        Target::Free => quote! { let #function = #ident; },
+        Target::Method { .. } => TokenStream::new(),
     };
     let infallible = quote! { ::core::convert::Infallible };
     let (output_ty, error_ty, result) = match output {
@@ -153,7 +163,15 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         quote_spanned! {ret_span=> type Error = #krate::ContextError<#error_ty>; }
     };
     let (run, helper) = run_fns(
-        krate, &unit, &args, &names, contexts, &output_ty, &error_ty, &result,
+        krate,
+        &unit,
+        &args,
+        &names,
+        contexts,
+        &output_ty,
+        &error_ty,
+        &bind_function,
+        &result,
     );
     let timeout = timeout_ms.map(|ms| {
         quote! {
@@ -202,16 +220,18 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
             #(#fields,)*
         }
 
-        impl #args {
-            #(#defaults)*
-        }
-
-        const _: () = { #(#asserts)* };
-
-        // `Debug` for every arguments struct, so `bind(..).unwrap_err()`
-        // compiles: each field shown with its own `Debug`, or as `_` when
-        // its type has none.
+        // Every impl is out of the user's namespace (serde's and schemars'
+        // way); only the two structs above are named by users.
         const _: () = {
+            impl #args {
+                #(#defaults)*
+            }
+
+            #(#asserts)*
+
+            // `Debug` for every arguments struct, so `bind(..).unwrap_err()`
+            // compiles: each field shown with its own `Debug`, or as `_` when
+            // its type has none.
             #[automatically_derived]
             impl ::core::fmt::Debug for #args {
                 fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
@@ -222,11 +242,11 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
                         .finish()
                 }
             }
-        };
 
-        #bind_args
+            #bind_args
 
-        impl #krate::Tool for #unit {
+            #[automatically_derived]
+            impl #krate::Tool for #unit {
             type Args = #args;
             #output_item
             #error_item
@@ -264,10 +284,17 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
             #timeout
 
             #run
-        }
+            }
 
-        #helper
+            #helper
+        };
     }
+}
+
+/// A local of the generated code: mixed-site, so that no name of the
+/// user's (a parameter, an item) can clash with it.
+fn hygienic(name: &str) -> syn::Ident {
+    syn::Ident::new(name, proc_macro2::Span::mixed_site())
 }
 
 /// The path of `run_blocking`, naming the return type (with its own span),
@@ -292,8 +319,11 @@ fn run_fns(
     contexts: &[(syn::Ident, syn::Type)],
     output_ty: &TokenStream,
     error_ty: &TokenStream,
+    bind_function: &TokenStream,
     result: &TokenStream,
 ) -> (TokenStream, TokenStream) {
+    let args_var = hygienic("args");
+    let context = hygienic("context");
     let future = quote! {
         impl ::core::future::Future<
             Output = ::core::result::Result<Self::Output, Self::Error>,
@@ -301,14 +331,24 @@ fn run_fns(
     };
     if contexts.is_empty() {
         let run = quote! {
-            fn run(&self, args: #args) -> #future {
-                let #args { #(#names),* } = args;
+            fn run(&self, #args_var: #args) -> #future {
+                #bind_function
+                let #args { #(#names),* } = #args_var;
                 async move { #result }
             }
         };
         return (run, TokenStream::new());
     }
     let idents: Vec<_> = contexts.iter().map(|(i, _)| i).collect();
+    // Located at the parameter, so an error about the value points there.
+    let slots: Vec<_> = idents
+        .iter()
+        .enumerate()
+        .map(|(i, ident)| {
+            let span = proc_macro2::Span::mixed_site().located_at(ident.span());
+            syn::Ident::new(&format!("context{i}"), span)
+        })
+        .collect();
     let types: Vec<_> = contexts.iter().map(|(_, t)| t).collect();
     let type_names: Vec<String> = types
         .iter()
@@ -319,32 +359,33 @@ fn run_fns(
         quote_spanned! {t.span()=> #krate::__private::assert_context::<#t>(); }
     });
     let run = quote! {
-        fn run(&self, args: #args) -> #future {
-            #unit::__canon_run(self, args, #(::core::option::Option::<#types>::None),*)
+        fn run(&self, #args_var: #args) -> #future {
+            #unit::__canon_run(self, #args_var, #(::core::option::Option::<#types>::None),*)
         }
 
-        fn run_with(&self, args: #args, context: &#krate::CallContext) -> #future {
+        fn run_with(&self, #args_var: #args, #context: &#krate::CallContext) -> #future {
             #unit::__canon_run(
                 self,
-                args,
-                #(::core::option::Option::<&#types>::cloned(context.get::<#types>())),*
+                #args_var,
+                #(::core::option::Option::<&#types>::cloned(#context.get::<#types>())),*
             )
         }
     };
     let helper = quote! {
-        const _: () = { #(#asserts)* };
+        #(#asserts)*
 
         impl #unit {
             fn __canon_run(
                 &self,
-                args: #args,
-                #(#idents: ::core::option::Option<#types>,)*
+                #args_var: #args,
+                #(#slots: ::core::option::Option<#types>,)*
             ) -> impl ::core::future::Future<
                 Output = ::core::result::Result<#output_ty, #krate::ContextError<#error_ty>>,
             > + ::core::marker::Send + '_ {
-                let #args { #(#names),* } = args;
+                #bind_function
+                let #args { #(#names),* } = #args_var;
                 async move {
-                    #(let #idents = match #idents {
+                    #(let #idents = match #slots {
                         ::core::option::Option::Some(value) => #krate::Context(value),
                         ::core::option::Option::None => {
                             return ::core::result::Result::Err(
@@ -412,6 +453,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
     let expecting_seq = format!("struct {struct_name} with {count} elements");
     let de = quote! { #krate::__private::serde::de };
     quote! {
+        #[automatically_derived]
         impl<'de> #de::Deserialize<'de> for #args {
             fn deserialize<__D: #de::Deserializer<'de>>(
                 de: __D,
@@ -423,6 +465,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
             }
         }
 
+        #[automatically_derived]
         impl #krate::__private::BindArgs for #args {
             const FIELDS: &'static [&'static str] = &[#(#wire),*];
 
@@ -435,6 +478,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
                 /// A key of the arguments object, as its field index.
                 struct __Key(usize);
 
+                #[automatically_derived]
                 impl<'de> #de::Deserialize<'de> for __Key {
                     #[inline]
                     fn deserialize<__K: #de::Deserializer<'de>>(
@@ -446,6 +490,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
 
                 struct __KeyVisitor;
 
+                #[automatically_derived]
                 impl<'de> #de::Visitor<'de> for __KeyVisitor {
                     type Value = __Key;
 
@@ -484,6 +529,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
                     }
                 }
 
+                #[automatically_derived]
                 impl<'de> #de::Visitor<'de> for __Visitor<'_> {
                     type Value = #args;
 

@@ -117,18 +117,20 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 
         #(#generated)*
 
-        impl #self_ty {
-            /// The tools of this instance, ready for a `canon::Toolbox`.
-            #[allow(dead_code)]
-            pub fn tools(
-                self: ::std::sync::Arc<Self>,
-            ) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::DynTool>> {
-                ::std::vec![
-                    #(::std::sync::Arc::new(#units(::std::sync::Arc::clone(&self)))
-                        as ::std::sync::Arc<dyn #krate::DynTool>),*
-                ]
+        const _: () = {
+            impl #self_ty {
+                /// The tools of this instance, ready for a `canon::Toolbox`.
+                #[allow(dead_code)]
+                pub fn tools(
+                    self: ::std::sync::Arc<Self>,
+                ) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::DynTool>> {
+                    ::std::vec![
+                        #(::std::sync::Arc::new(#units(::std::sync::Arc::clone(&self)))
+                            as ::std::sync::Arc<dyn #krate::DynTool>),*
+                    ]
+                }
             }
-        }
+        };
     }
 }
 

@@ -391,3 +391,70 @@ async fn generated_code_is_hygienic() {
         json!(3)
     );
 }
+
+/// A type of the user's own named `Context`, read from the model's
+/// arguments, and `canon::Context` under an alias.
+mod own_context {
+    use canon::tool;
+
+    /// The user's own context: where to look.
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    pub struct Context<T> {
+        /// What the context is about.
+        pub topic: T,
+    }
+
+    /// The caller, supplied per call.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct User(pub String);
+
+    /// canon's context type, under another name.
+    pub type Caller = canon::Context<User>;
+
+    /// Look in the user's own context: an ordinary parameter.
+    #[tool]
+    pub fn look(
+        /// Where to look.
+        #[arg(not_context)]
+        context: Context<String>,
+        /// The caller.
+        #[arg(context)]
+        caller: Caller,
+    ) -> String {
+        format!("{}: {}", caller.0 .0, context.topic)
+    }
+
+    /// Marked, though its type already says it.
+    #[tool]
+    pub fn whoami(#[arg(context)] user: canon::Context<User>) -> String {
+        user.0 .0
+    }
+}
+
+#[tokio::test]
+async fn context_parameters_are_canons_context_only() {
+    use canon::{CallContext, ContextError};
+    use own_context::{Look, User, Whoami};
+    let properties = Look.input_schema()["properties"].as_object().unwrap();
+    assert_eq!(properties.keys().collect::<Vec<_>>(), ["context"]);
+    assert_eq!(Look.input_schema()["required"], json!(["context"]));
+    let context = CallContext::new().with(User("ada".into()));
+    let args = Look
+        .bind(&json!({"context": {"topic": "rust"}}))
+        .unwrap()
+        .args;
+    assert_eq!(args.context.topic, "rust");
+    assert_eq!(
+        Look.run_with(args, &context).await,
+        Ok("ada: rust".to_owned())
+    );
+    // The alias's value is named as a written-out type would be.
+    let args = Look
+        .bind(&json!({"context": {"topic": "rust"}}))
+        .unwrap()
+        .args;
+    assert_eq!(Look.run(args).await, Err(ContextError::Missing("User")));
+    assert!(Look.bind(&json!({"caller": "mallory"})).is_err());
+    let args = Whoami.bind(&json!({})).unwrap().args;
+    assert_eq!(Whoami.run_with(args, &context).await, Ok("ada".to_owned()));
+}

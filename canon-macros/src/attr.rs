@@ -2,7 +2,7 @@
 //! `repair(rule, ...)`, `timeout = "30s"`, `crate = "path"`), of
 //! `#[tools(crate = "path")]` and
 //! of `#[arg(...)]` on a parameter (`rename = "..."`, `description = "..."`,
-//! `default = expr`).
+//! `default = expr`, `context`, `not_context`).
 
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -270,7 +270,10 @@ fn rule_list() -> String {
 }
 
 /// The keys `#[arg(...)]` takes.
-const ARG_KEYS: &[&str] = &["rename", "description", "default"];
+const ARG_KEYS: &[&str] = &["rename", "description", "default", "context", "not_context"];
+
+/// The keys of `#[arg(...)]` that stand alone (flags).
+const ARG_FLAGS: &[&str] = &["context", "not_context"];
 
 /// What the `#[arg(...)]` attributes of one parameter say.
 #[derive(Default, Clone)]
@@ -278,6 +281,15 @@ pub(crate) struct ArgAttr {
     pub(crate) rename: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) default: Option<Expr>,
+    /// `context`: the parameter is filled from the call context, whatever
+    /// its type is spelled (an alias of `canon::Context<T>`).
+    pub(crate) context: Option<syn::Path>,
+    /// `not_context`: a type named `Context<..>` that is the user's own, an
+    /// ordinary parameter.
+    pub(crate) not_context: Option<syn::Path>,
+    /// The keys that describe a property of the arguments object
+    /// (`rename`, `description`, `default`), as written.
+    pub(crate) property_keys: Vec<syn::Path>,
 }
 
 impl ArgAttr {
@@ -309,6 +321,24 @@ impl ArgAttr {
     fn key(&mut self, meta: &Meta, errors: &mut Errors) {
         let key = meta.path();
         let name = quote::quote!(#key).to_string();
+        if let (Meta::Path(path), true) = (meta, ARG_FLAGS.contains(&name.as_str())) {
+            let slot = if name == "context" {
+                &mut self.context
+            } else {
+                &mut self.not_context
+            };
+            if slot.replace(path.clone()).is_some() {
+                errors.spanned(key, format!("duplicate key `{name}`: give it once"));
+            }
+            return;
+        }
+        if ARG_FLAGS.contains(&name.as_str()) {
+            errors.spanned(
+                meta,
+                format!("`{name}` stands alone: #[arg({name})], without a value"),
+            );
+            return;
+        }
         let Meta::NameValue(nv) = meta else {
             if ARG_KEYS.contains(&name.as_str()) {
                 errors.spanned(meta, format!("expected `{name} = ...`"));
@@ -317,6 +347,9 @@ impl ArgAttr {
             }
             return;
         };
+        if ["rename", "description", "default"].contains(&name.as_str()) {
+            self.property_keys.push(key.clone());
+        }
         let duplicate = match name.as_str() {
             "rename" | "description" => {
                 let Expr::Lit(ExprLit {

@@ -3,7 +3,7 @@
 
 use syn::{FnArg, ItemFn, Pat, Type};
 
-use crate::attr::ToolAttr;
+use crate::attr::{ArgAttr, ToolAttr};
 use crate::errors::Errors;
 
 /// Why a tool needs a description, and where canon reads it.
@@ -89,17 +89,11 @@ pub(crate) fn signature(func: &ItemFn, place: Place, errors: &mut Errors) {
                         );
                     }
                 }
-                if crate::model::context_type(&arg.ty).is_some() {
-                    if let Some(attr) = arg.attrs.iter().find(|a| a.path().is_ident("arg")) {
-                        errors.spanned(
-                            attr,
-                            "a `Context` parameter comes from the caller, not the model: \
-                             #[arg] does not apply to it",
-                        );
-                    }
-                } else {
-                    crate::attr::ArgAttr::parse(&arg.attrs, errors);
-                }
+                context_marks(
+                    &arg.ty,
+                    &crate::attr::ArgAttr::parse(&arg.attrs, errors),
+                    errors,
+                );
                 match &*arg.pat {
                     Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {}
                     pat => errors.spanned(
@@ -111,6 +105,43 @@ pub(crate) fn signature(func: &ItemFn, place: Place, errors: &mut Errors) {
                 parameter_type(&arg.ty, errors);
             }
         }
+    }
+}
+
+/// `#[arg(context)]` and `#[arg(not_context)]`: not both, `not_context`
+/// only where the type is named `Context<..>`, and no key describing a
+/// property on a parameter that comes from the caller.
+fn context_marks(ty: &Type, arg: &ArgAttr, errors: &mut Errors) {
+    let named = crate::model::context_type(ty).is_some();
+    match (&arg.context, &arg.not_context) {
+        (Some(_), Some(not_context)) => errors.spanned(
+            not_context,
+            "`context` and `not_context` contradict each other: keep one",
+        ),
+        (None, Some(not_context)) if !named => errors.spanned(
+            not_context,
+            "`not_context` is for a parameter whose type is named `Context<..>` but is not \
+             canon's; this parameter is an ordinary one already",
+        ),
+        _ => {}
+    }
+    if !crate::model::is_context(ty, arg) {
+        return;
+    }
+    let hint = if arg.context.is_none() {
+        "; if this `Context` is a type of your own, mark the parameter #[arg(not_context)]"
+    } else {
+        ""
+    };
+    for key in &arg.property_keys {
+        let name = quote::quote!(#key).to_string();
+        errors.spanned(
+            key,
+            format!(
+                "`{name}` does not apply to a `Context` parameter: it comes from the caller, \
+                 not the model{hint}"
+            ),
+        );
     }
 }
 

@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::model::{Output, Param, ToolFn};
+use crate::model::{ContextParam, Output, Param, ToolFn};
 
 /// What the tool calls: a free function, or a `&self` method of a type
 /// whose shared instance the tool holds.
@@ -316,7 +316,7 @@ fn run_fns(
     unit: &syn::Ident,
     args: &syn::Ident,
     names: &[&syn::Ident],
-    contexts: &[(syn::Ident, syn::Type)],
+    contexts: &[ContextParam],
     output_ty: &TokenStream,
     error_ty: &TokenStream,
     bind_function: &TokenStream,
@@ -339,7 +339,7 @@ fn run_fns(
         };
         return (run, TokenStream::new());
     }
-    let idents: Vec<_> = contexts.iter().map(|(i, _)| i).collect();
+    let idents: Vec<_> = contexts.iter().map(|c| &c.ident).collect();
     // Located at the parameter, so an error about the value points there.
     let slots: Vec<_> = idents
         .iter()
@@ -349,47 +349,59 @@ fn run_fns(
             syn::Ident::new(&format!("context{i}"), span)
         })
         .collect();
-    let types: Vec<_> = contexts.iter().map(|(_, t)| t).collect();
-    let type_names: Vec<String> = types
-        .iter()
-        .map(|t| quote!(#t).to_string().replace(' ', ""))
-        .collect();
-    let asserts = types.iter().map(|t| {
-        let krate = respan(krate, t.span());
-        quote_spanned! {t.span()=> #krate::__private::assert_context::<#t>(); }
+    // One call per parameter, spanned on its type, looks the value up and
+    // checks that the type is canon's `Context<_>`: whatever is wrong with
+    // it is reported there, once. A missing value is named by its `T` as
+    // written, or, for an alias, by the type's name.
+    let fetches = contexts.iter().map(|c| {
+        let ty = &c.ty;
+        let krate = respan(krate, ty.span());
+        let written = match &c.value {
+            Some(t) => {
+                let name = quote!(#t).to_string().replace(' ', "");
+                quote! { ::core::option::Option::Some(#name) }
+            }
+            None => quote! { ::core::option::Option::None },
+        };
+        // From the type's first token to its last, so the error underlines
+        // the whole type.
+        let last = quote!(#ty)
+            .into_iter()
+            .last()
+            .map_or_else(|| ty.span(), |token| token.span());
+        let call = quote_spanned! {last=> >(#context, #written) };
+        quote_spanned! {ty.span()=>
+            #krate::__private::context_param::<#ty #call
+        }
     });
+    let name = hygienic("name");
     let run = quote! {
         fn run(&self, #args_var: #args) -> #future {
-            #unit::__canon_run(self, #args_var, #(::core::option::Option::<#types>::None),*)
+            #unit::__canon_run(self, #args_var, ::core::option::Option::None)
         }
 
         fn run_with(&self, #args_var: #args, #context: &#krate::CallContext) -> #future {
-            #unit::__canon_run(
-                self,
-                #args_var,
-                #(::core::option::Option::<&#types>::cloned(#context.get::<#types>())),*
-            )
+            #unit::__canon_run(self, #args_var, ::core::option::Option::Some(#context))
         }
     };
     let helper = quote! {
-        #(#asserts)*
-
         impl #unit {
             fn __canon_run(
                 &self,
                 #args_var: #args,
-                #(#slots: ::core::option::Option<#types>,)*
+                #context: ::core::option::Option<&#krate::CallContext>,
             ) -> impl ::core::future::Future<
                 Output = ::core::result::Result<#output_ty, #krate::ContextError<#error_ty>>,
             > + ::core::marker::Send + '_ {
                 #bind_function
+                #(let #slots = #fetches;)*
                 let #args { #(#names),* } = #args_var;
                 async move {
                     #(let #idents = match #slots {
-                        ::core::option::Option::Some(value) => #krate::Context(value),
-                        ::core::option::Option::None => {
+                        ::core::result::Result::Ok(#idents) => #idents,
+                        ::core::result::Result::Err(#name) => {
                             return ::core::result::Result::Err(
-                                #krate::ContextError::Missing(#type_names),
+                                #krate::ContextError::Missing(#name),
                             );
                         }
                     };)*

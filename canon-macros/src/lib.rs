@@ -49,6 +49,30 @@ use crate::model::ToolFn;
 /// named `Result` (`Result<T, E>`, `io::Result<T>`, `anyhow::Result<T>`):
 /// `T: Serialize` is the output, `E: Display` the tool's own error. Each
 /// parameter is `name: Type` with `Type: Deserialize + JsonSchema` owned.
+/// `#[arg(rename = "...", description = "...", default = expr)]` on a
+/// parameter sets its name in the arguments, its description and a default
+/// for when it is absent.
+///
+/// Context parameters: a parameter of type `canon::Context<T>` is filled from the caller's
+/// `canon::CallContext` (a clone of its `T`), not from the model's
+/// arguments, and is not in the schema. A macro cannot resolve names, so
+/// which parameters are context parameters is read from how they are
+/// written:
+/// - a parameter whose type is written `Context<T>`, under any path
+///   (`Context<T>` after `use canon::Context`, `canon::Context<T>`,
+///   `agent_tools::Context<T>`), is one, unless it is marked
+///   `#[arg(not_context)]`: that is for a type of your own named `Context`,
+///   which is then an ordinary parameter, read from the arguments;
+/// - a parameter marked `#[arg(context)]` is one whatever its type is
+///   written as: that is for an alias, like
+///   `type Caller = canon::Context<User>`.
+///
+/// The generated code checks that each context parameter's type really is
+/// `canon::Context<_>`, so a type of your own named `Context` and left
+/// unmarked is one compile error on that type, which says to mark it
+/// `#[arg(not_context)]`. `rename`, `description` and `default` do not apply
+/// to a context parameter. A tool with context parameters fails with
+/// `canon::ContextError::Missing` when the caller's context lacks a value.
 ///
 /// A sync function runs on Tokio's blocking pool (`spawn_blocking`) when a
 /// Tokio runtime is current, so a tool that blocks stalls neither the
@@ -66,7 +90,10 @@ use crate::model::ToolFn;
 /// plain name, `impl Trait` or reference parameters, attributes other than
 /// doc comments on parameters, unknown, duplicate or malformed keys, unknown
 /// or duplicate repair rules, a malformed, zero or overflowing `timeout`,
-/// and items other than functions.
+/// a `crate` that is not a path in a string, `context` with `not_context`,
+/// `not_context` on a type not named `Context<..>`, `rename`,
+/// `description` or `default` on a context parameter, and items other than
+/// functions.
 ///
 /// ```
 /// use canon::{tool, Tool};

@@ -19,8 +19,8 @@ pub(crate) struct ToolFn {
     pub(crate) timeout_ms: Option<u64>,
     /// The parameters that are properties of the arguments object.
     pub(crate) params: Vec<Param>,
-    /// The `Context<T>` parameters: their names and `T`.
-    pub(crate) contexts: Vec<(Ident, Type)>,
+    /// The parameters filled from the caller's context.
+    pub(crate) contexts: Vec<ContextParam>,
     /// Every parameter's name, in the function's order.
     pub(crate) call_order: Vec<Ident>,
     pub(crate) output: Output,
@@ -38,6 +38,18 @@ pub(crate) struct Param {
     pub(crate) wire: String,
     /// What `#[arg(...)]` says.
     pub(crate) arg: ArgAttr,
+}
+
+/// A parameter filled from the caller's call context, not the model's
+/// arguments.
+pub(crate) struct ContextParam {
+    pub(crate) ident: Ident,
+    /// Its type, which the generated code checks is `canon::Context<_>`.
+    pub(crate) ty: Type,
+    /// `T` when the type is spelled `Context<T>`; `None` for another
+    /// spelling marked `#[arg(context)]` (an alias), whose `T` the generated
+    /// code asks the type for.
+    pub(crate) value: Option<Type>,
 }
 
 /// What the function returns.
@@ -69,12 +81,16 @@ impl ToolFn {
             let FnArg::Typed(arg) = input else { continue };
             let Pat::Ident(pat) = &*arg.pat else { continue };
             call_order.push(pat.ident.clone());
-            if let Some(inner) = context_type(&arg.ty) {
-                contexts.push((pat.ident.clone(), inner.clone()));
-                continue;
-            }
             // Validated already: errors here cannot happen.
             let attr = ArgAttr::parse(&arg.attrs, &mut Errors::default());
+            if is_context(&arg.ty, &attr) {
+                contexts.push(ContextParam {
+                    ident: pat.ident.clone(),
+                    ty: (*arg.ty).clone(),
+                    value: context_type(&arg.ty).cloned(),
+                });
+                continue;
+            }
             let wire = match &attr.rename {
                 Some(rename) => rename.value(),
                 None => pat.ident.to_string().trim_start_matches("r#").to_owned(),
@@ -122,8 +138,17 @@ impl ToolFn {
     }
 }
 
-/// `T` for a parameter of type `Context<T>` (or `canon::Context<T>`): it is
-/// filled from the caller's call context, not from the model's arguments.
+/// True for a parameter filled from the caller's call context: one marked
+/// `#[arg(context)]`, or one whose type is spelled `Context<T>` (under any
+/// path: `Context<T>`, `canon::Context<T>`, `agent_tools::Context<T>`)
+/// and that is not marked `#[arg(not_context)]`. Macros cannot resolve
+/// names, so the generated code checks that the type really is
+/// `canon::Context<_>`.
+pub(crate) fn is_context(ty: &Type, attr: &ArgAttr) -> bool {
+    attr.context.is_some() || (attr.not_context.is_none() && context_type(ty).is_some())
+}
+
+/// `T` for a type spelled `Context<T>`, whatever its path.
 pub(crate) fn context_type(ty: &Type) -> Option<&Type> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;

@@ -11,6 +11,8 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 
 pub use crate::tolerant::Fields;
 
+use crate::context::{CallContext, Context};
+
 /// Asserts, at the span of a parameter's type, that it can be a parameter.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
@@ -35,8 +37,65 @@ pub trait ContextValue: Clone + Send + Sync + 'static {}
 
 impl<T: Clone + Send + Sync + 'static> ContextValue for T {}
 
-/// Called with each context type so that a missing trait is reported on it.
-pub const fn assert_context<T: ContextValue>() {}
+/// A context parameter of type `C`: the caller's value of type `C::Value`,
+/// or the name of that type when the caller supplied none (`written`, the
+/// name as the parameter's type spells it, or the type's own name). A `C`
+/// that is not `Context<T>`, or a `T` that cannot be a context value, is
+/// reported here, on the parameter's type.
+///
+/// # Errors
+/// The name of the missing type when `context` holds no value of it.
+pub fn context_param<C>(
+    context: Option<&CallContext>,
+    written: Option<&'static str>,
+) -> Result<C, &'static str>
+where
+    C: ContextParam,
+    C::Value: ContextValue,
+{
+    match context.and_then(CallContext::get::<C::Value>) {
+        Some(value) => Ok(C::from_value(value.clone())),
+        None => Err(written.unwrap_or_else(context_type_name::<C::Value>)),
+    }
+}
+
+/// A context parameter's type: only [`Context<T>`], whatever the name it
+/// is written by. The generated code converts each context value through
+/// it, so a type of the user's own named `Context` is reported once, on the
+/// parameter's type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `canon::Context<T>`, so this parameter cannot be filled from the call context",
+    label = "not `canon::Context<T>`",
+    note = "a parameter is filled from the call context when its type is named `Context<T>` or it is marked `#[arg(context)]`",
+    note = "for a type of your own named `Context`, read from the model's arguments, mark the parameter `#[arg(not_context)]`; for canon's, write `canon::Context<T>`"
+)]
+pub trait ContextParam: Sized {
+    /// `T`: the type looked up in the call context.
+    type Value;
+    /// The parameter, holding the value.
+    fn from_value(value: Self::Value) -> Self;
+}
+
+impl<T> ContextParam for Context<T> {
+    type Value = T;
+    fn from_value(value: T) -> Self {
+        Context(value)
+    }
+}
+
+/// How a missing context value of type `T` is named when its type was not
+/// written out (an alias marked `#[arg(context)]`): the last segment of a
+/// plain path, or the full name.
+fn context_type_name<T: ?Sized>() -> &'static str {
+    let name = std::any::type_name::<T>();
+    let plain = name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':');
+    match name.rsplit("::").next() {
+        Some(last) if plain => last,
+        _ => name,
+    }
+}
 
 /// Runs a sync tool's body: on Tokio's blocking pool when a Tokio runtime is
 /// current, so that it neither stalls the executor nor the other calls of

@@ -62,6 +62,11 @@ impl fmt::Debug for CallContext {
 /// the value of type `T`), not from the model's arguments; it is not part of
 /// the schema.
 ///
+/// `#[tool]` takes a parameter whose type is written `Context<T>` (under any
+/// path) for one; an alias of it is marked `#[arg(context)]`, and a type of
+/// your own named `Context` is marked `#[arg(not_context)]` to be read from
+/// the arguments. Each is checked, at compile time, to be this type.
+///
 /// ```
 /// use canon::{tool, CallContext, Context, Tool, Toolbox, ToolCall};
 ///

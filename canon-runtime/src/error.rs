@@ -103,8 +103,8 @@ pub struct Received {
 
 impl Received {
     /// Describes `value`. The cost is that of the preview, whatever the size
-    /// of `value`: at most [`PREVIEW_BYTES`] bytes of its JSON text are ever
-    /// written.
+    /// of `value`: at most a few hundred bytes of its JSON text are ever
+    /// written ([`PREVIEW_CHARS`] characters and one more).
     pub fn of(value: &Value) -> Received {
         Received {
             json_type: JsonType::of(value),

@@ -458,3 +458,68 @@ async fn context_parameters_are_canons_context_only() {
     let args = Whoami.bind(&json!({})).unwrap().args;
     assert_eq!(Whoami.run_with(args, &context).await, Ok("ada".to_owned()));
 }
+
+/// A tool whose arguments' schema is compared with schemars' own derive.
+#[allow(dead_code)]
+mod schema_fidelity {
+    use super::Window;
+
+    /// Show lines.
+    #[canon::tool]
+    pub fn show_lines(
+        /// Where to look.
+        window: Window,
+        /// Which windows, maybe.
+        windows: Option<Vec<Window>>,
+        /// A label.
+        #[arg(rename = "the-label", default = String::from("x"))]
+        label: String,
+        #[arg(description = "A count.")] count: Option<u8>,
+        tags: std::collections::BTreeSet<String>,
+    ) -> u32 {
+        let _ = (windows, label, count, tags);
+        window.from
+    }
+
+    /// The same fields, derived by schemars alone.
+    pub mod reference {
+        use super::super::Window;
+
+        fn default_label() -> String {
+            String::from("x")
+        }
+
+        #[derive(schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct ShowLinesArgs {
+            /// Where to look.
+            pub window: Window,
+            /// Which windows, maybe.
+            pub windows: Option<Vec<Window>>,
+            /// A label.
+            #[serde(rename = "the-label", default = "default_label")]
+            pub label: String,
+            #[schemars(description = "A count.")]
+            pub count: Option<u8>,
+            pub tags: std::collections::BTreeSet<String>,
+        }
+    }
+}
+
+#[test]
+fn argument_schemas_are_the_types_own() {
+    for generator in [
+        schemars::generate::SchemaSettings::draft2020_12(),
+        schemars::generate::SchemaSettings::draft07(),
+        schemars::generate::SchemaSettings::openapi3(),
+    ]
+    .map(|settings| settings.for_deserialize().into_generator())
+    {
+        assert_eq!(
+            generator
+                .clone()
+                .into_root_schema_for::<schema_fidelity::ShowLinesArgs>(),
+            generator.into_root_schema_for::<schema_fidelity::reference::ShowLinesArgs>()
+        );
+    }
+}

@@ -57,10 +57,20 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
     let unit = unit_name(model, target);
     let args = format_ident!("{}Args", unit, span = ident.span());
 
-    let fields = params.iter().map(|p| {
+    let fields = params.iter().enumerate().map(|(index, p)| {
         let Param {
             ident, ty, docs, ..
         } = p;
+        // The derive takes the field's schema from `FieldSchema`, which is
+        // exactly the type's own and compiles whatever the type is: a type
+        // without `JsonSchema` is reported once, by the check below.
+        let with = syn::LitStr::new(
+            &format!(
+                "{}::__private::FieldSchema<{args}, {index}>",
+                path_text(krate)
+            ),
+            ty.span(),
+        );
         let rename = p
             .arg
             .rename
@@ -75,7 +85,7 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
             let path = format!("{args}::{}", default_fn(p));
             quote! { #[serde(default = #path)] }
         });
-        quote! { #(#docs)* #rename #description #default pub #ident: #ty }
+        quote! { #(#docs)* #[schemars(with = #with)] #rename #description #default pub #ident: #ty }
     });
     let defaults = params.iter().filter_map(|p| {
         let expr = p.arg.default.as_ref()?;
@@ -95,9 +105,33 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
         .collect();
     let args_name = args.to_string();
     let bind_args = bind_args(krate, &args, params);
-    let asserts = params.iter().map(|Param { ty, .. }| {
-        let krate = respan(krate, ty.span());
-        quote_spanned! {ty.span()=> #krate::__private::assert_param::<#ty>(); }
+    // Each parameter type's schema, and the one check that it can be a
+    // parameter: every other use of the type compiles whatever it lacks, so
+    // a missing derive is one error, on the type.
+    let arg_fields = params.iter().enumerate().map(|(index, Param { ty, .. })| {
+        let krate_ty = respan(krate, ty.span());
+        let close = quote_spanned! {last_span(ty)=> >() };
+        let check = quote_spanned! {ty.span()=>
+            #krate_ty::__private::Verdict(
+                (&#krate_ty::__private::ParamProbe::<#ty>::new()).deserialize_verdict(),
+                (&#krate_ty::__private::ParamProbe::<#ty>::new()).schema_verdict(),
+            )
+            .check::<#ty #close
+        };
+        quote! {
+            #[automatically_derived]
+            impl #krate::__private::ArgField<#index> for #args {
+                fn schema_fns() -> #krate::__private::SchemaFns {
+                    #[allow(unused_imports)]
+                    use #krate::__private::{
+                        ParamDeserialize as _, ParamNoDeserialize as _, ParamNoSchema as _,
+                        ParamSchema as _,
+                    };
+                    #check;
+                    (&#krate::__private::ParamProbe::<#ty>::new()).schema_fns()
+                }
+            }
+        }
     });
 
     // The free function is called through a local bound before the
@@ -227,7 +261,7 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
                 #(#defaults)*
             }
 
-            #(#asserts)*
+            #(#arg_fields)*
 
             // `Debug` for every arguments struct, so `bind(..).unwrap_err()`
             // compiles: each field shown with its own `Debug`, or as `_` when
@@ -365,11 +399,7 @@ fn run_fns(
         };
         // From the type's first token to its last, so the error underlines
         // the whole type.
-        let last = quote!(#ty)
-            .into_iter()
-            .last()
-            .map_or_else(|| ty.span(), |token| token.span());
-        let call = quote_spanned! {last=> >(#context, #written) };
+        let call = quote_spanned! {last_span(ty)=> >(#context, #written) };
         quote_spanned! {ty.span()=>
             #krate::__private::context_param::<#ty #call
         }
@@ -432,8 +462,8 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
     let indexes: Vec<usize> = (0..params.len()).collect();
     let indexes_u64: Vec<u64> = (0..params.len() as u64).collect();
     let count = params.len();
-    // Each use of a parameter type is spanned on it, so an unmet bound is
-    // reported at the parameter.
+    // Each use of a parameter type goes through `ParamProbe`, which compiles
+    // whatever the type lacks: the one error is the check in `ArgField`.
     let missing: Vec<TokenStream> = params
         .iter()
         .zip(&wire)
@@ -447,7 +477,8 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
                 None => {
                     let krate = respan(krate, ty.span());
                     quote_spanned! {ty.span()=>
-                    #krate::__private::missing::<#ty, __A::Error>(#wire)
+                        (&#krate::__private::ParamProbe::<#ty>::new())
+                            .missing_value::<__A::Error>(#wire)
                     }
                 }
             }
@@ -457,7 +488,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
         let ty = &p.ty;
         let krate = respan(krate, ty.span());
         quote_spanned! {ty.span()=>
-            #krate::__private::serde::de::SeqAccess::next_element::<#ty>(&mut seq)
+            (&#krate::__private::ParamProbe::<#ty>::new()).next_value(&mut seq)
         }
     });
     let struct_name = args.to_string();
@@ -485,6 +516,9 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
                 de: __D,
                 fields: #krate::__private::Fields<'_>,
             ) -> ::core::result::Result<Self, __D::Error> {
+                #[allow(unused_imports)]
+                use #krate::__private::{ParamDeserialize as _, ParamNoDeserialize as _};
+
                 struct __Visitor<'f>(#krate::__private::Fields<'f>);
 
                 /// A key of the arguments object, as its field index.
@@ -566,7 +600,8 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
                                         );
                                     }
                                     #slots = ::core::option::Option::Some(
-                                        self.0.value::<#types, __A>(&mut map, #indexes, #pointers)?,
+                                        (&#krate::__private::ParamProbe::<#types>::new())
+                                            .field_value(&self.0, &mut map, #indexes, #pointers)?,
                                     );
                                 })*
                                 _ => {
@@ -633,4 +668,14 @@ fn respan(path: &syn::Path, span: proc_macro2::Span) -> TokenStream {
             token
         })
         .collect()
+}
+
+/// The span of a type's last token: a call whose turbofish closes there
+/// underlines the whole type when it fails (one span cannot be joined on
+/// stable).
+fn last_span(ty: &syn::Type) -> proc_macro2::Span {
+    quote!(#ty)
+        .into_iter()
+        .last()
+        .map_or_else(|| ty.span(), |token| token.span())
 }

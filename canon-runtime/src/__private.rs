@@ -5,26 +5,325 @@ pub use serde;
 pub use serde_json;
 pub use std::sync::OnceLock;
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 
 pub use crate::tolerant::Fields;
 
 use crate::context::{CallContext, Context};
 
-/// Asserts, at the span of a parameter's type, that it can be a parameter.
+/// Probes, in code generated for a concrete parameter type `T`, whether `T`
+/// implements `Deserialize` ([`ParamDeserialize`], else
+/// [`ParamNoDeserialize`]) and `JsonSchema` ([`ParamSchema`], else
+/// [`ParamNoSchema`]): `(&ParamProbe::<T>::new()).method()` resolves to
+/// the first trait when `T` has the trait, and to the second otherwise.
+///
+/// Every use of a parameter's type in the generated code goes through it,
+/// so a type without a derive compiles everywhere but in one place,
+/// [`Verdict::check`], which reports it once, naming the derives to add.
+/// The fallbacks are never run: a type that needs one fails that check.
+pub struct ParamProbe<T>(PhantomData<T>);
+
+impl<T> ParamProbe<T> {
+    /// A probe for `T`.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        ParamProbe(PhantomData)
+    }
+}
+
+/// `T` implements the probed trait.
+pub struct Has;
+
+/// `T` does not implement the probed trait.
+pub struct Lacks;
+
+/// Deserializing a parameter whose type implements `Deserialize`.
+pub trait ParamDeserialize<T> {
+    /// [`Has`].
+    fn deserialize_verdict(&self) -> Has;
+
+    /// The field's value, through the plan ([`Fields::value`]).
+    ///
+    /// # Errors
+    /// The map's error when the value does not deserialize.
+    fn field_value<'de, A: de::MapAccess<'de>>(
+        &self,
+        fields: &Fields<'_>,
+        map: &mut A,
+        index: usize,
+        pointer: &'static str,
+    ) -> Result<T, A::Error>;
+
+    /// The value of the field when it is absent ([`missing`]).
+    ///
+    /// # Errors
+    /// `missing_field` for a type that does not accept an absent value.
+    fn missing_value<E: de::Error>(&self, field: &'static str) -> Result<T, E>;
+
+    /// The next element of a positional array.
+    ///
+    /// # Errors
+    /// The sequence's error when the element does not deserialize.
+    fn next_value<'de, S: de::SeqAccess<'de>>(&self, seq: &mut S) -> Result<Option<T>, S::Error>;
+}
+
+impl<T: DeserializeOwned> ParamDeserialize<T> for ParamProbe<T> {
+    fn deserialize_verdict(&self) -> Has {
+        Has
+    }
+
+    #[inline(always)]
+    fn field_value<'de, A: de::MapAccess<'de>>(
+        &self,
+        fields: &Fields<'_>,
+        map: &mut A,
+        index: usize,
+        pointer: &'static str,
+    ) -> Result<T, A::Error> {
+        fields.value::<T, A>(map, index, pointer)
+    }
+
+    #[inline]
+    fn missing_value<E: de::Error>(&self, field: &'static str) -> Result<T, E> {
+        missing::<T, E>(field)
+    }
+
+    #[inline]
+    fn next_value<'de, S: de::SeqAccess<'de>>(&self, seq: &mut S) -> Result<Option<T>, S::Error> {
+        seq.next_element::<T>()
+    }
+}
+
+/// A parameter whose type lacks `Deserialize`: compiles, so that only
+/// [`Verdict::check`] reports it; never run.
+pub trait ParamNoDeserialize<T> {
+    /// [`Lacks`].
+    fn deserialize_verdict(&self) -> Lacks;
+
+    /// Never called: the tool does not compile.
+    ///
+    /// # Errors
+    /// None.
+    fn field_value<'de, A: de::MapAccess<'de>>(
+        &self,
+        fields: &Fields<'_>,
+        map: &mut A,
+        index: usize,
+        pointer: &'static str,
+    ) -> Result<T, A::Error>;
+
+    /// Never called: the tool does not compile.
+    ///
+    /// # Errors
+    /// None.
+    fn missing_value<E: de::Error>(&self, field: &'static str) -> Result<T, E>;
+
+    /// Never called: the tool does not compile.
+    ///
+    /// # Errors
+    /// None.
+    fn next_value<'de, S: de::SeqAccess<'de>>(&self, seq: &mut S) -> Result<Option<T>, S::Error>;
+}
+
+impl<T> ParamNoDeserialize<T> for &ParamProbe<T> {
+    fn deserialize_verdict(&self) -> Lacks {
+        Lacks
+    }
+
+    fn field_value<'de, A: de::MapAccess<'de>>(
+        &self,
+        _: &Fields<'_>,
+        _: &mut A,
+        _: usize,
+        _: &'static str,
+    ) -> Result<T, A::Error> {
+        unreachable!("a parameter type without Deserialize does not compile")
+    }
+
+    fn missing_value<E: de::Error>(&self, _: &'static str) -> Result<T, E> {
+        unreachable!("a parameter type without Deserialize does not compile")
+    }
+
+    fn next_value<'de, S: de::SeqAccess<'de>>(&self, _: &mut S) -> Result<Option<T>, S::Error> {
+        unreachable!("a parameter type without Deserialize does not compile")
+    }
+}
+
+/// A parameter type's `JsonSchema`, as functions ([`FieldSchema`] calls
+/// them).
+#[derive(Clone, Copy)]
+pub struct SchemaFns {
+    inline_schema: fn() -> bool,
+    schema_name: fn() -> Cow<'static, str>,
+    schema_id: fn() -> Cow<'static, str>,
+    json_schema: fn(&mut SchemaGenerator) -> Schema,
+    non_optional_json_schema: fn(&mut SchemaGenerator) -> Schema,
+    is_option: fn() -> bool,
+}
+
+/// The schema of a parameter whose type implements `JsonSchema`.
+pub trait ParamSchema {
+    /// [`Has`].
+    fn schema_verdict(&self) -> Has;
+    /// The type's own `JsonSchema`.
+    fn schema_fns(&self) -> SchemaFns;
+}
+
+impl<T: JsonSchema> ParamSchema for ParamProbe<T> {
+    fn schema_verdict(&self) -> Has {
+        Has
+    }
+
+    fn schema_fns(&self) -> SchemaFns {
+        SchemaFns {
+            inline_schema: T::inline_schema,
+            schema_name: T::schema_name,
+            schema_id: T::schema_id,
+            json_schema: T::json_schema,
+            non_optional_json_schema: T::_schemars_private_non_optional_json_schema,
+            is_option: T::_schemars_private_is_option,
+        }
+    }
+}
+
+/// A parameter whose type lacks `JsonSchema`: compiles, so that only
+/// [`Verdict::check`] reports it; never run.
+pub trait ParamNoSchema {
+    /// [`Lacks`].
+    fn schema_verdict(&self) -> Lacks;
+    /// Never called: the tool does not compile.
+    fn schema_fns(&self) -> SchemaFns;
+}
+
+impl<T> ParamNoSchema for &ParamProbe<T> {
+    fn schema_verdict(&self) -> Lacks {
+        Lacks
+    }
+
+    fn schema_fns(&self) -> SchemaFns {
+        fn never<R>() -> R {
+            unreachable!("a parameter type without JsonSchema does not compile")
+        }
+        fn never_with<R>(_: &mut SchemaGenerator) -> R {
+            never()
+        }
+        SchemaFns {
+            inline_schema: never,
+            schema_name: never,
+            schema_id: never,
+            json_schema: never_with,
+            non_optional_json_schema: never_with,
+            is_option: never,
+        }
+    }
+}
+
+/// The `I`th field of a generated arguments struct: its type's schema,
+/// found through [`ParamProbe`].
+pub trait ArgField<const I: usize> {
+    /// The field type's `JsonSchema`.
+    fn schema_fns() -> SchemaFns;
+}
+
+/// The schema of the `I`th field of the arguments struct `A`, which the
+/// struct's `JsonSchema` derive is pointed at (`#[schemars(with = ...)]`):
+/// exactly the field type's own, and compiling whatever the type is, so a
+/// type without `JsonSchema` is reported once, by [`Verdict::check`].
+pub struct FieldSchema<A, const I: usize>(PhantomData<A>);
+
+impl<A: ArgField<I>, const I: usize> JsonSchema for FieldSchema<A, I> {
+    fn inline_schema() -> bool {
+        (A::schema_fns().inline_schema)()
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        (A::schema_fns().schema_name)()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        (A::schema_fns().schema_id)()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        (A::schema_fns().json_schema)(generator)
+    }
+
+    fn _schemars_private_non_optional_json_schema(generator: &mut SchemaGenerator) -> Schema {
+        (A::schema_fns().non_optional_json_schema)(generator)
+    }
+
+    fn _schemars_private_is_option() -> bool {
+        (A::schema_fns().is_option)()
+    }
+}
+
+/// What the probes found for one parameter type: `Verdict(deserialize,
+/// schema)`, each [`Has`] or [`Lacks`]. Its `check::<T>()` compiles only
+/// for `Verdict<Has, Has>`; otherwise it is the one error on the parameter,
+/// naming the derives to add.
+pub struct Verdict<D, S>(pub D, pub S);
+
+impl Verdict<Has, Has> {
+    /// Nothing to report.
+    #[inline(always)]
+    pub fn check<T>(self) {}
+}
+
+impl Verdict<Has, Lacks> {
+    /// Reports that `T` lacks `JsonSchema`.
+    pub fn check<T: DeriveJsonSchema>(self) {}
+}
+
+impl Verdict<Lacks, Has> {
+    /// Reports that `T` lacks `Deserialize`.
+    pub fn check<T: DeriveDeserialize>(self) {}
+}
+
+impl Verdict<Lacks, Lacks> {
+    /// Reports that `T` lacks both.
+    pub fn check<T: DeriveBoth>(self) {}
+}
+
+/// A parameter type without `JsonSchema` (it has `Deserialize`).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter",
-    label = "this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "derive both on the type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+    message = "`{Self}` cannot be a tool parameter: add `#[derive(schemars::JsonSchema)]` to it",
+    label = "this type does not implement `schemars::JsonSchema`",
+    note = "a tool parameter is read from the model's arguments (`serde::Deserialize`) and described to the model (`schemars::JsonSchema`); for `Vec<T>`, `Option<T>` and the like, derive on your own `T`",
+    note = "without schemars among your dependencies, derive canon's re-export: `#[derive(canon::schemars::JsonSchema)]` with `#[schemars(crate = \"canon::schemars\")]`"
 )]
-pub trait Param: DeserializeOwned + schemars::JsonSchema {}
+pub trait DeriveJsonSchema {}
 
-impl<T: DeserializeOwned + schemars::JsonSchema> Param for T {}
+#[diagnostic::do_not_recommend]
+impl<T: JsonSchema> DeriveJsonSchema for T {}
 
-/// Called with each parameter type so that a missing trait is reported on it.
-pub const fn assert_param<T: Param>() {}
+/// A parameter type without `Deserialize` (it has `JsonSchema`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: add `#[derive(serde::Deserialize)]` to it",
+    label = "this type does not implement `serde::Deserialize`",
+    note = "a tool parameter is read from the model's arguments (`serde::Deserialize`) and described to the model (`schemars::JsonSchema`); for `Vec<T>`, `Option<T>` and the like, derive on your own `T`",
+    note = "without serde among your dependencies, derive canon's re-export: `#[derive(canon::serde::Deserialize)]` with `#[serde(crate = \"canon::serde\")]`"
+)]
+pub trait DeriveDeserialize {}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned> DeriveDeserialize for T {}
+
+/// A parameter type without `Deserialize` and `JsonSchema`. (Implemented
+/// for the types with `JsonSchema`, so that it fails with one reason.)
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to it",
+    label = "this type implements neither `serde::Deserialize` nor `schemars::JsonSchema`",
+    note = "a tool parameter is read from the model's arguments (`serde::Deserialize`) and described to the model (`schemars::JsonSchema`); for `Vec<T>`, `Option<T>` and the like, derive on your own `T`",
+    note = "without serde and schemars among your dependencies, derive canon's re-exports: `#[derive(canon::serde::Deserialize, canon::schemars::JsonSchema)]` with `#[serde(crate = \"canon::serde\")]` and `#[schemars(crate = \"canon::schemars\")]`"
+)]
+pub trait DeriveBoth {}
+
+#[diagnostic::do_not_recommend]
+impl<T: JsonSchema> DeriveBoth for T {}
 
 /// Asserts, at the span of a `Context<T>` parameter's `T`, that a call
 /// context can supply it.

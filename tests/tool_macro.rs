@@ -323,6 +323,9 @@ mod shadowing {
     pub struct Future;
     pub struct Deserialize;
     pub struct JsonSchema;
+    pub struct usize;
+    pub struct u64;
+    pub struct u8;
 
     /// Echo the text: the parameter has the function's name.
     #[tool]
@@ -336,14 +339,14 @@ mod shadowing {
     #[allow(clippy::too_many_arguments)]
     pub async fn shout(
         shout: ::std::string::String,
-        args: u8,
-        context: u8,
-        de: u8,
-        map: u8,
-        seq: u8,
-        f: u8,
-        fields: u8,
-        value: u8,
+        args: ::core::primitive::u8,
+        context: ::core::primitive::u8,
+        de: ::core::primitive::u8,
+        map: ::core::primitive::u8,
+        seq: ::core::primitive::u8,
+        f: ::core::primitive::u8,
+        fields: ::core::primitive::u8,
+        value: ::core::primitive::u8,
     ) -> ::std::string::String {
         let _ = (args, context, de, map, seq, f, fields, value);
         shout.to_uppercase()
@@ -353,7 +356,7 @@ mod shadowing {
     /// variables.
     #[tool]
     pub fn tag(
-        args: Context<u64>,
+        args: Context<::core::primitive::u64>,
         context: Context<::std::string::String>,
         tag: ::std::string::String,
     ) -> ::std::string::String {

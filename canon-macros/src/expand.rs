@@ -309,7 +309,7 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
 
             fn bind_str_with(
                 &self,
-                args: &str,
+                args: &::core::primitive::str,
                 policy: #krate::Policy,
             ) -> ::core::result::Result<#krate::Bound<#args>, #krate::BindError> {
                 <Self as #krate::Tool>::spec(self).bind_args_str(args, policy)
@@ -510,7 +510,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
 
         #[automatically_derived]
         impl #krate::__private::BindArgs for #args {
-            const FIELDS: &'static [&'static str] = &[#(#wire),*];
+            const FIELDS: &'static [&'static ::core::primitive::str] = &[#(#wire),*];
 
             fn bind_fields<'de, __D: #de::Deserializer<'de>>(
                 de: __D,
@@ -522,7 +522,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
                 struct __Visitor<'f>(#krate::__private::Fields<'f>);
 
                 /// A key of the arguments object, as its field index.
-                struct __Key(usize);
+                struct __Key(::core::primitive::usize);
 
                 #[automatically_derived]
                 impl<'de> #de::Deserialize<'de> for __Key {
@@ -545,7 +545,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
                     }
 
                     #[inline]
-                    fn visit_str<__E: #de::Error>(self, key: &str) -> ::core::result::Result<__Key, __E> {
+                    fn visit_str<__E: #de::Error>(self, key: &::core::primitive::str) -> ::core::result::Result<__Key, __E> {
                         match key {
                             #(#wire => ::core::result::Result::Ok(__Key(#indexes)),)*
                             _ => ::core::result::Result::Err(__E::unknown_field(
@@ -555,7 +555,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
                         }
                     }
 
-                    fn visit_bytes<__E: #de::Error>(self, key: &[u8]) -> ::core::result::Result<__Key, __E> {
+                    fn visit_bytes<__E: #de::Error>(self, key: &[::core::primitive::u8]) -> ::core::result::Result<__Key, __E> {
                         match ::core::str::from_utf8(key) {
                             ::core::result::Result::Ok(key) => self.visit_str(key),
                             ::core::result::Result::Err(_) => ::core::result::Result::Err(
@@ -564,7 +564,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
                         }
                     }
 
-                    fn visit_u64<__E: #de::Error>(self, index: u64) -> ::core::result::Result<__Key, __E> {
+                    fn visit_u64<__E: #de::Error>(self, index: ::core::primitive::u64) -> ::core::result::Result<__Key, __E> {
                         match index {
                             #(#indexes_u64 => ::core::result::Result::Ok(__Key(#indexes)),)*
                             _ => ::core::result::Result::Err(__E::invalid_value(

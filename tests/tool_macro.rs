@@ -1,5 +1,5 @@
-//! The public contract of `#[tool]` and `canon::Tool`, as the core issue
-//! writes it.
+//! The public contract of `#[tool]` and `canon::Tool`, as the README
+//! shows it.
 
 mod common;
 
@@ -8,7 +8,7 @@ use common::{Hit, SearchCode};
 use serde_json::json;
 
 #[test]
-fn the_issue_example_verbatim() -> Result<(), Box<dyn std::error::Error>> {
+fn the_readme_example_verbatim() -> Result<(), Box<dyn std::error::Error>> {
     let tool = SearchCode;
     assert_eq!(tool.name(), "search_code");
     assert_eq!(tool.description(), "Search code in the given data sources.");

@@ -1,5 +1,5 @@
 //! Tools and types shared by the integration tests: one of every kind of
-//! tolerant position the core issue names.
+//! tolerant position the core rule covers.
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};

@@ -358,12 +358,7 @@ impl Violation {
 /// [`PREVIEW_CHARS`] characters, control characters and separators
 /// escaped. Costs the length of what is shown, not of the keys.
 pub(crate) fn short_pointer(pointer: &str) -> Cow<'_, str> {
-    let plain = |token: &str| {
-        token.len() <= PREVIEW_CHARS
-            && !token
-                .chars()
-                .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
-    };
+    let plain = |token: &str| token.len() <= PREVIEW_CHARS && !token.chars().any(hidden);
     if pointer.split('/').all(plain) {
         return Cow::Borrowed(pointer);
     }
@@ -386,16 +381,8 @@ pub(crate) fn short(text: &str, max: usize) -> String {
     // The length of `out` that leaves room for the ellipsis.
     let mut fits = 0;
     for c in text.chars() {
-        let mut unit = [0u8; 4];
-        let unit: Cow<'_, str> = match c {
-            '\n' => Cow::Borrowed("\\n"),
-            '\r' => Cow::Borrowed("\\r"),
-            '\t' => Cow::Borrowed("\\t"),
-            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
-                Cow::Owned(format!("\\u{{{:04x}}}", c as u32))
-            }
-            c => Cow::Borrowed(c.encode_utf8(&mut unit)),
-        };
+        let mut plain = [0u8; 4];
+        let unit = escaped(c).unwrap_or(Cow::Borrowed(c.encode_utf8(&mut plain)));
         used += unit.chars().count();
         if used > max {
             out.truncate(fits);
@@ -414,21 +401,36 @@ pub(crate) fn short(text: &str, max: usize) -> String {
 /// paragraph separators) written as escapes: text a model reads can never
 /// be made to start a new line, such as one posing as a new instruction.
 pub(crate) fn visible(text: String) -> String {
-    let hidden = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
     if !text.chars().any(hidden) {
         return text;
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if hidden(c) => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
-            c => out.push(c),
+        match escaped(c) {
+            Some(escape) => out.push_str(&escape),
+            None => out.push(c),
         }
     }
     out
+}
+
+/// True for a character that would break the line where a model reads it,
+/// or hide there: control characters and the line and paragraph separators.
+fn hidden(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// The escape model-facing text shows for `c` (`\n`, `\u{2028}`), or
+/// `None` for a character shown as it is. Every escaping writer of
+/// canon's feedback goes through it.
+pub(crate) fn escaped(c: char) -> Option<Cow<'static, str>> {
+    match c {
+        '\n' => Some(Cow::Borrowed("\\n")),
+        '\r' => Some(Cow::Borrowed("\\r")),
+        '\t' => Some(Cow::Borrowed("\\t")),
+        c if hidden(c) => Some(Cow::Owned(format!("\\u{{{:04x}}}", c as u32))),
+        _ => None,
+    }
 }
 
 impl fmt::Display for Violation {

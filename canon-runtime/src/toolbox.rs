@@ -385,14 +385,9 @@ fn shown(text: &str, max: usize, kind: Shown) -> String {
     let mut out = String::with_capacity(max.min(text.len()) + 64);
     let mut kept = 0;
     for (at, c) in text.char_indices() {
-        // Printable ASCII is never escaped; anything else is escaped (or
-        // not) exactly as the rest of canon's feedback.
-        let unit = if c.is_ascii_graphic() || c == ' ' {
-            None
-        } else {
-            Some(crate::error::visible(c.to_string()))
-        };
-        let len = unit.as_ref().map_or(1, String::len);
+        // Escaped exactly as the rest of canon's feedback.
+        let unit = crate::error::escaped(c);
+        let len = unit.as_ref().map_or(c.len_utf8(), |u| u.len());
         if out.len() + len > max {
             break;
         }

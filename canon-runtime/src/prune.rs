@@ -20,37 +20,34 @@ const TAIL_WORK_PER_NODE: usize = 32;
 /// The least budget for counting the items past the cuts, in nodes.
 const TAIL_BUDGET: usize = 1 << 20;
 
-/// The number of nodes (values at any depth) of `value`, counted up to
-/// `limit + 1`: allocation-free and bounded by `limit`, not by the value.
+/// True when `value` has more than `limit` nodes (values at any depth):
+/// counting stops past `limit`, so the cost is bounded by it, not by the
+/// value.
 pub(crate) fn nodes_over(value: &Value, limit: usize) -> bool {
+    nodes_up_to(value, limit) > limit
+}
+
+/// The nodes of `value`, counted up to `limit + 1`, allocating nothing.
+fn nodes_up_to(value: &Value, limit: usize) -> usize {
     fn count(value: &Value, seen: &mut usize, limit: usize) {
         *seen += 1;
-        if *seen > limit {
-            return;
-        }
         match value {
-            Value::Array(items) => {
-                for item in items {
-                    count(item, seen, limit);
-                    if *seen > limit {
-                        return;
-                    }
-                }
-            }
-            Value::Object(members) => {
-                for member in members.values() {
-                    count(member, seen, limit);
-                    if *seen > limit {
-                        return;
-                    }
-                }
-            }
+            Value::Array(items) => each(items.iter(), seen, limit),
+            Value::Object(members) => each(members.values(), seen, limit),
             _ => {}
+        }
+    }
+    fn each<'v>(children: impl Iterator<Item = &'v Value>, seen: &mut usize, limit: usize) {
+        for child in children {
+            if *seen > limit {
+                return;
+            }
+            count(child, seen, limit);
         }
     }
     let mut seen = 0;
     count(value, &mut seen, limit);
-    seen > limit
+    seen
 }
 
 /// A copy of a call with every array cut to its first `keep` items.
@@ -158,11 +155,7 @@ impl Pruned {
 }
 
 fn node_count(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(node_count).sum::<usize>(),
-        Value::Object(members) => 1 + members.values().map(node_count).sum::<usize>(),
-        _ => 1,
-    }
+    nodes_up_to(value, usize::MAX - 1)
 }
 
 /// `value` with its arrays cut to `keep` items, noting each cut.

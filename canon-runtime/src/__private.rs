@@ -5,6 +5,16 @@ pub use serde;
 pub use serde_json;
 pub use std::sync::OnceLock;
 
+// The public items generated code names, reached through this module so
+// that the macro does not depend on where they sit in the public API.
+pub use crate::context::{CallContext, ContextError};
+pub use crate::error::BindError;
+pub use crate::policy::Policy;
+pub use crate::repair::{Bound, RepairRule};
+pub use crate::spec::ToolSpec;
+pub use crate::tool::Tool;
+pub use crate::toolbox::DynTool;
+
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
@@ -13,7 +23,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 
 pub use crate::tolerant::Fields;
 
-use crate::context::{CallContext, Context};
+use crate::context::Context;
 
 /// Probes, in code generated for a concrete parameter type `T`, whether `T`
 /// implements `Deserialize` ([`ParamDeserialize`], else

@@ -1,13 +1,16 @@
-//! The grammar of `#[tool(...)]` (`name = "..."`, `description = "..."`,
-//! `repair(rule, ...)`, `timeout = "30s"`, `crate = "path"`), of
-//! `#[tools(crate = "path")]` and
-//! of `#[arg(...)]` on a parameter (`rename = "..."`, `description = "..."`,
-//! `default = expr`, `context`, `not_context`).
+//! The grammar of the three attributes, read into the option types of
+//! `ast`: `#[tool(...)]` (`name = "..."`, `description = "..."`,
+//! `repair(rule, ...)`, `timeout = "30s"`, `crate = "path"`),
+//! `#[canon::tools(crate = "path")]`, and `#[arg(...)]` on a parameter
+//! (`rename = "..."`, `description = "..."`, `default = expr`, `context`,
+//! `not_context`). Each is read here and nowhere else; a malformed key is
+//! reported on its own tokens, and reading goes on with the next one.
 
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{Expr, ExprLit, Lit, LitStr, Meta, Token};
+use syn::{Expr, ExprLit, Lit, Meta, Token};
 
+use crate::ast::{ArgOptions, CratePath, ToolOptions, ToolsOptions};
 use crate::errors::Errors;
 
 /// The keys `#[tool(...)]` takes.
@@ -16,80 +19,73 @@ const KEYS: &[&str] = &["name", "description", "repair", "timeout", "crate"];
 /// The opt-in rules `repair(...)` takes (the core rule always applies).
 const RULES: &[&str] = &["json_text", "number_text", "bool_text", "null_as_absent"];
 
-/// What `#[tool(...)]` says.
-#[derive(Default)]
-pub(crate) struct ToolAttr {
-    pub(crate) name: Option<LitStr>,
-    pub(crate) description: Option<LitStr>,
-    /// The opt-in rules named in `repair(...)`, in order, each once.
-    pub(crate) repair: Vec<syn::Ident>,
-    /// `timeout = "..."`, in milliseconds (above zero).
-    pub(crate) timeout: Option<u64>,
-    /// `crate = "..."`: the path the generated code names canon by.
-    pub(crate) krate: Option<syn::Path>,
+/// Reads `#[tool(...)]` from the attribute's tokens.
+pub(crate) fn tool_options(tokens: proc_macro2::TokenStream, errors: &mut Errors) -> ToolOptions {
+    let mut options = ToolOptions::default();
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(metas) => metas,
+        Err(e) => {
+            errors.push(e);
+            return options;
+        }
+    };
+    for meta in metas {
+        options.key(&meta, errors);
+    }
+    options
 }
 
-impl ToolAttr {
-    pub(crate) fn parse(tokens: proc_macro2::TokenStream, errors: &mut Errors) -> ToolAttr {
-        let mut attr = ToolAttr::default();
-        let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
-            Ok(metas) => metas,
-            Err(e) => {
-                errors.push(e);
-                return attr;
+impl ToolOptions {
+    /// One `key = value` (or `repair(...)`) of `#[tool(...)]`.
+    fn key(&mut self, meta: &Meta, errors: &mut Errors) {
+        let key = meta.path();
+        let Some(ident) = key.get_ident().map(ToString::to_string) else {
+            errors.spanned(
+                key,
+                unknown_key("tool", KEYS, &quote::quote!(#key).to_string()),
+            );
+            return;
+        };
+        if ident == "repair" {
+            self.parse_repair(meta, errors);
+            return;
+        }
+        if ident == "timeout" {
+            self.parse_timeout(meta, errors);
+            return;
+        }
+        if ident == "crate" {
+            crate_path(meta, &mut self.krate, errors);
+            return;
+        }
+        let slot = match ident.as_str() {
+            "name" => &mut self.name,
+            "description" => &mut self.description,
+            other => {
+                errors.spanned(key, unknown_key("tool", KEYS, other));
+                return;
             }
         };
-        for meta in metas {
-            let key = meta.path();
-            let Some(ident) = key.get_ident().map(ToString::to_string) else {
-                errors.spanned(
-                    key,
-                    unknown_key("tool", KEYS, &quote::quote!(#key).to_string()),
-                );
-                continue;
-            };
-            if ident == "repair" {
-                attr.parse_repair(&meta, errors);
-                continue;
-            }
-            if ident == "timeout" {
-                attr.parse_timeout(&meta, errors);
-                continue;
-            }
-            if ident == "crate" {
-                crate_path(&meta, &mut attr.krate, errors);
-                continue;
-            }
-            let slot = match ident.as_str() {
-                "name" => &mut attr.name,
-                "description" => &mut attr.description,
-                other => {
-                    errors.spanned(key, unknown_key("tool", KEYS, other));
-                    continue;
-                }
-            };
-            let Some(value) = string_value(
-                &meta,
-                || format!("`{ident}` takes a string literal: `{ident} = \"...\"`"),
-                || format!("expected `{ident} = \"...\"`"),
-                errors,
-            ) else {
-                continue;
-            };
-            if slot.is_some() {
-                errors.spanned(key, format!("duplicate key `{ident}`: give it once"));
-                continue;
-            }
-            if ident == "name" && value.value().trim().is_empty() {
-                errors.spanned(&value, "the tool name must not be empty");
-                continue;
-            }
-            if ident == "description" && value.value().trim().is_empty() {
-                errors.spanned_whole(&value, crate::check::EMPTY_DESCRIPTION);
-            }
-            *slot = Some(value);
+        let Some(value) = string_value(
+            meta,
+            || format!("`{ident}` takes a string literal: `{ident} = \"...\"`"),
+            || format!("expected `{ident} = \"...\"`"),
+            errors,
+        ) else {
+            return;
+        };
+        if slot.is_some() {
+            errors.spanned(key, format!("duplicate key `{ident}`: give it once"));
+            return;
         }
-        attr
+        if ident == "name" && value.value().trim().is_empty() {
+            errors.spanned(&value, "the tool name must not be empty");
+            return;
+        }
+        if ident == "description" && value.value().trim().is_empty() {
+            errors.spanned_whole(&value, crate::check::EMPTY_DESCRIPTION);
+        }
+        *slot = Some(value);
     }
 
     /// `timeout = "30s"`: a whole number above zero and a unit, read into
@@ -177,7 +173,7 @@ impl ToolAttr {
 /// `crate = "agent_tools"` (serde's and schemars' convention): the path
 /// the generated code names canon by, for a crate that depends on canon
 /// under another name. Read into `slot`, which must be empty.
-fn crate_path(meta: &Meta, slot: &mut Option<syn::Path>, errors: &mut Errors) {
+fn crate_path(meta: &Meta, slot: &mut Option<CratePath>, errors: &mut Errors) {
     let Some(value) = string_value(
         meta,
         || format!("`crate` takes a string literal; {CRATE_FORM}"),
@@ -191,7 +187,7 @@ fn crate_path(meta: &Meta, slot: &mut Option<syn::Path>, errors: &mut Errors) {
         return;
     }
     match value.parse_with(syn::Path::parse_mod_style) {
-        Ok(path) => *slot = Some(path),
+        Ok(path) => *slot = Some(CratePath { lit: value, path }),
         Err(_) => errors.spanned(
             &value,
             format!("`{}` is not a path; {CRATE_FORM}", value.value()),
@@ -204,23 +200,20 @@ const CRATE_FORM: &str = "it names the path canon is reached by when your crate 
      on it under another name, like `crate = \"agent_tools\"` for \
      `agent_tools = { package = \"canon\", ... }`";
 
-/// What `#[tools(...)]` says: only `crate = "..."`; each tool is
-/// configured on its own `#[tool]`.
-pub(crate) fn tools_attr(
-    tokens: proc_macro2::TokenStream,
-    errors: &mut Errors,
-) -> Option<syn::Path> {
+/// Reads `#[canon::tools(...)]` from the attribute's tokens: only
+/// `crate = "..."`; each tool is configured on its own `#[tool]`.
+pub(crate) fn tools_options(tokens: proc_macro2::TokenStream, errors: &mut Errors) -> ToolsOptions {
+    let mut options = ToolsOptions::default();
     let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(metas) => metas,
         Err(e) => {
             errors.push(e);
-            return None;
+            return options;
         }
     };
-    let mut krate = None;
     for meta in metas {
         if meta.path().is_ident("crate") {
-            crate_path(&meta, &mut krate, errors);
+            crate_path(&meta, &mut options.krate, errors);
         } else {
             errors.spanned(
                 meta.path(),
@@ -228,7 +221,7 @@ pub(crate) fn tools_attr(
             );
         }
     }
-    krate
+    options
 }
 
 /// What `timeout = "..."` accepts, for its error messages.
@@ -275,49 +268,33 @@ const ARG_KEYS: &[&str] = &["rename", "description", "default", "context", "not_
 /// The keys of `#[arg(...)]` that stand alone (flags).
 const ARG_FLAGS: &[&str] = &["context", "not_context"];
 
-/// What the `#[arg(...)]` attributes of one parameter say.
-#[derive(Default, Clone)]
-pub(crate) struct ArgAttr {
-    pub(crate) rename: Option<LitStr>,
-    pub(crate) description: Option<LitStr>,
-    pub(crate) default: Option<Expr>,
-    /// `context`: the parameter is filled from the call context, whatever
-    /// its type is spelled (an alias of `canon::Context<T>`).
-    pub(crate) context: Option<syn::Path>,
-    /// `not_context`: a type named `Context<..>` that is the user's own, an
-    /// ordinary parameter.
-    pub(crate) not_context: Option<syn::Path>,
-    /// The keys that describe a property of the arguments object
-    /// (`rename`, `description`, `default`), as written.
-    pub(crate) property_keys: Vec<syn::Path>,
+/// Reads every `#[arg(...)]` among a parameter's attributes.
+pub(crate) fn arg_options(attrs: &[syn::Attribute], errors: &mut Errors) -> ArgOptions {
+    let mut options = ArgOptions::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("arg")) {
+        let tokens = match &attr.meta {
+            Meta::List(list) => list.tokens.clone(),
+            other => {
+                errors.spanned(other, "expected #[arg(key = value, ...)]");
+                continue;
+            }
+        };
+        let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+            Ok(metas) => metas,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        for meta in metas {
+            options.key(&meta, errors);
+        }
+    }
+    options
 }
 
-impl ArgAttr {
-    /// Reads every `#[arg(...)]` among `attrs`.
-    pub(crate) fn parse(attrs: &[syn::Attribute], errors: &mut Errors) -> ArgAttr {
-        let mut arg = ArgAttr::default();
-        for attr in attrs.iter().filter(|a| a.path().is_ident("arg")) {
-            let tokens = match &attr.meta {
-                Meta::List(list) => list.tokens.clone(),
-                other => {
-                    errors.spanned(other, "expected #[arg(key = value, ...)]");
-                    continue;
-                }
-            };
-            let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
-                Ok(metas) => metas,
-                Err(e) => {
-                    errors.push(e);
-                    continue;
-                }
-            };
-            for meta in metas {
-                arg.key(&meta, errors);
-            }
-        }
-        arg
-    }
-
+impl ArgOptions {
+    /// One key of `#[arg(...)]`.
     fn key(&mut self, meta: &Meta, errors: &mut Errors) {
         let key = meta.path();
         let name = quote::quote!(#key).to_string();

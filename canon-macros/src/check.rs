@@ -1,9 +1,10 @@
-//! Validation of the function `#[tool]` is put on: everything that cannot
-//! become a tool is reported here, each error on its own token.
+//! Validation of what `#[tool]` and `#[canon::tools]` are put on, read
+//! from the parsed input (`ast`) only: everything that cannot become a tool
+//! is reported here, each error on its own token.
 
-use syn::{FnArg, ItemFn, Pat, Type};
+use syn::{Pat, Type};
 
-use crate::attr::{ArgAttr, ToolAttr};
+use crate::ast::{Param, ToolFn, ToolsImpl};
 use crate::errors::Errors;
 
 /// Why a tool needs a description, and where canon reads it.
@@ -22,17 +23,57 @@ pub(crate) enum Place {
     Method,
 }
 
-/// The description the model reads to choose the tool: the doc comment, or
-/// `description = "..."` (whose emptiness `attr` reports).
-pub(crate) fn description(func: &ItemFn, attr: &ToolAttr, errors: &mut Errors) {
-    if attr.description.is_none() && crate::model::doc_text(&func.attrs).is_empty() {
-        errors.spanned_whole(&func.sig.ident, NO_DESCRIPTION);
+/// Everything about a tool function: its description and its signature.
+pub(crate) fn tool_fn(func: &ToolFn, place: Place, errors: &mut Errors) {
+    description(func, errors);
+    signature(func, place, errors);
+}
+
+/// An impl block of tools: an inherent impl of a plain, non-generic type,
+/// `crate = "..."` given on the block only, and each tool method.
+pub(crate) fn tools_impl(block: &ToolsImpl, errors: &mut Errors) {
+    if let Some((_, path, _)) = &block.block.trait_ {
+        errors.spanned(
+            path,
+            "#[canon::tools] goes on an inherent impl (`impl Repo`), not a trait impl",
+        );
+    }
+    if !block.block.generics.params.is_empty() {
+        errors.spanned(
+            &block.block.generics,
+            "#[canon::tools] cannot be used on a generic impl: each tool's schema must be known \
+             where it is declared",
+        );
+    }
+    if block.self_ty.is_none() {
+        errors.spanned(
+            &block.block.self_ty,
+            "#[canon::tools] needs a plain type name (`impl Repo`), without generic arguments",
+        );
+    }
+    for method in &block.methods {
+        if let Some(krate) = &method.options.krate {
+            errors.spanned(
+                &krate.lit,
+                "`crate` is given once, for every tool of the impl block: \
+                 #[canon::tools(crate = \"...\")]",
+            );
+        }
+        tool_fn(method, Place::Method, errors);
     }
 }
 
-pub(crate) fn signature(func: &ItemFn, place: Place, errors: &mut Errors) {
-    let sig = &func.sig;
-    if place == Place::Method && !matches!(sig.inputs.first(), Some(FnArg::Receiver(_))) {
+/// The description the model reads to choose the tool: the doc comment, or
+/// `description = "..."` (whose emptiness is reported as it is read).
+fn description(func: &ToolFn, errors: &mut Errors) {
+    if func.options.description.is_none() && func.docs.is_empty() {
+        errors.spanned_whole(&func.item.sig.ident, NO_DESCRIPTION);
+    }
+}
+
+fn signature(func: &ToolFn, place: Place, errors: &mut Errors) {
+    let sig = &func.item.sig;
+    if place == Place::Method && func.receiver.is_none() {
         errors.spanned(
             &sig.ident,
             "a tool method takes `&self`: the tool calls it on the shared instance; \
@@ -57,62 +98,53 @@ pub(crate) fn signature(func: &ItemFn, place: Place, errors: &mut Errors) {
     if let Some(variadic) = &sig.variadic {
         errors.spanned(variadic, "a tool cannot be variadic");
     }
-    for input in &sig.inputs {
-        match input {
-            FnArg::Receiver(receiver) if place == Place::Free => errors.spanned(
+    match &func.receiver {
+        Some(receiver) if place == Place::Free => errors.spanned(
+            receiver,
+            "#[tool] on a free function cannot take `self`; to make methods tools, \
+             put #[canon::tools] on their impl block",
+        ),
+        Some(receiver) if receiver.reference.is_none() || receiver.colon_token.is_some() => {
+            errors.spanned(
                 receiver,
-                "#[tool] on a free function cannot take `self`; to make methods tools, \
-                 put #[canon::tools] on their impl block",
-            ),
-            FnArg::Receiver(receiver) => {
-                if receiver.reference.is_none() || receiver.colon_token.is_some() {
-                    errors.spanned(
-                        receiver,
-                        "a tool method takes `&self`, not `self` by value or a typed `self`: \
-                         every call shares one instance",
-                    );
-                } else if receiver.mutability.is_some() {
-                    errors.spanned(
-                        receiver,
-                        "a tool method takes `&self`, not `&mut self`: calls run concurrently \
-                         on a shared instance; keep changing state behind a Mutex",
-                    );
-                }
-            }
-            FnArg::Typed(arg) => {
-                for attr in &arg.attrs {
-                    if !attr.path().is_ident("doc") && !attr.path().is_ident("arg") {
-                        errors.spanned(
-                            attr,
-                            "a tool parameter takes doc comments (its description) and \
-                             #[arg(rename = \"...\", description = \"...\", default = ...)]",
-                        );
-                    }
-                }
-                context_marks(
-                    &arg.ty,
-                    &crate::attr::ArgAttr::parse(&arg.attrs, errors),
-                    errors,
-                );
-                match &*arg.pat {
-                    Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {}
-                    pat => errors.spanned(
-                        pat,
-                        "a tool parameter must be a plain name (`name: Type`): \
-                         the name is the parameter's name in the JSON arguments",
-                    ),
-                }
-                parameter_type(&arg.ty, errors);
-            }
+                "a tool method takes `&self`, not `self` by value or a typed `self`: \
+                 every call shares one instance",
+            );
         }
+        Some(receiver) if receiver.mutability.is_some() => errors.spanned(
+            receiver,
+            "a tool method takes `&self`, not `&mut self`: calls run concurrently \
+             on a shared instance; keep changing state behind a Mutex",
+        ),
+        _ => {}
+    }
+    for param in &func.params {
+        for attr in &param.foreign {
+            errors.spanned(
+                attr,
+                "a tool parameter takes doc comments (its description) and \
+                 #[arg(rename = \"...\", description = \"...\", default = ...)]",
+            );
+        }
+        context_marks(param, errors);
+        match &param.pat {
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {}
+            pat => errors.spanned(
+                pat,
+                "a tool parameter must be a plain name (`name: Type`): \
+                 the name is the parameter's name in the JSON arguments",
+            ),
+        }
+        parameter_type(&param.ty, errors);
     }
 }
 
 /// `#[arg(context)]` and `#[arg(not_context)]`: not both, `not_context`
 /// only where the type is named `Context<..>`, and no key describing a
 /// property on a parameter that comes from the caller.
-fn context_marks(ty: &Type, arg: &ArgAttr, errors: &mut Errors) {
-    let named = crate::model::context_type(ty).is_some();
+fn context_marks(param: &Param, errors: &mut Errors) {
+    let arg = &param.arg;
+    let named = param.context_value().is_some();
     match (&arg.context, &arg.not_context) {
         (Some(_), Some(not_context)) => errors.spanned(
             not_context,
@@ -125,7 +157,7 @@ fn context_marks(ty: &Type, arg: &ArgAttr, errors: &mut Errors) {
         ),
         _ => {}
     }
-    if !crate::model::is_context(ty, arg) {
+    if !param.is_context() {
         return;
     }
     let hint = if arg.context.is_none() {

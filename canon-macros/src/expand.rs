@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::model::{ContextParam, Output, Param, ToolFn};
+use crate::model::{ContextParam, Output, Param, Tool};
 
 /// What the tool calls: a free function, or a `&self` method of a type
 /// whose shared instance the tool holds.
@@ -30,7 +30,7 @@ impl Target<'_> {
 
 /// The tool's struct name: `SearchCode` for `search_code`, `RepoReadFiles`
 /// for `Repo::read_files`.
-pub(crate) fn unit_name(model: &ToolFn, target: &Target<'_>) -> syn::Ident {
+pub(crate) fn unit_name(model: &Tool<'_>, target: &Target<'_>) -> syn::Ident {
     let base = model
         .ident
         .to_string()
@@ -39,8 +39,8 @@ pub(crate) fn unit_name(model: &ToolFn, target: &Target<'_>) -> syn::Ident {
     format_ident!("{}{}", target.prefix(), base, span = model.ident.span())
 }
 
-pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
-    let ToolFn {
+pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
+    let Tool {
         vis,
         ident,
         name,
@@ -58,9 +58,8 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
     let args = format_ident!("{}Args", unit, span = ident.span());
 
     let fields = params.iter().enumerate().map(|(index, p)| {
-        let Param {
-            ident, ty, docs, ..
-        } = p;
+        let Param { ident, ty, .. } = p;
+        let docs = &p.ast.docs;
         // The derive takes the field's schema from `FieldSchema`, which is
         // exactly the type's own and compiles whatever the type is: a type
         // without `JsonSchema` is reported once, by the check below.
@@ -72,23 +71,25 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
             ty.span(),
         );
         let rename = p
+            .ast
             .arg
             .rename
             .as_ref()
             .map(|r| quote! { #[serde(rename = #r)] });
         let description = p
+            .ast
             .arg
             .description
             .as_ref()
             .map(|d| quote! { #[schemars(description = #d)] });
-        let default = p.arg.default.as_ref().map(|_| {
+        let default = p.ast.arg.default.as_ref().map(|_| {
             let path = format!("{args}::{}", default_fn(p));
             quote! { #[serde(default = #path)] }
         });
         quote! { #(#docs)* #[schemars(with = #with)] #rename #description #default pub #ident: #ty }
     });
     let defaults = params.iter().filter_map(|p| {
-        let expr = p.arg.default.as_ref()?;
+        let expr = p.ast.arg.default.as_ref()?;
         let ty = &p.ty;
         let name = default_fn(p);
         Some(quote_spanned! {expr.span()=>
@@ -98,7 +99,7 @@ pub(crate) fn tool(model: &ToolFn, target: &Target<'_>) -> TokenStream {
             }
         })
     });
-    let names: Vec<_> = params.iter().map(|p| &p.ident).collect();
+    let names: Vec<_> = params.iter().map(|p| p.ident).collect();
     let field_names: Vec<String> = names
         .iter()
         .map(|n| n.to_string().trim_start_matches("r#").to_owned())
@@ -333,7 +334,7 @@ fn hygienic(name: &str) -> syn::Ident {
 
 /// The path of `run_blocking`, naming the return type (with its own span),
 /// so that a return type that is not `Send + 'static` is reported there.
-fn run_blocking(krate: &syn::Path, output: &Output) -> TokenStream {
+fn run_blocking(krate: &syn::Path, output: &Output<'_>) -> TokenStream {
     let ty = match output {
         Output::Unit => quote! { () },
         Output::Value(ty) | Output::Result(ty) => quote! { #ty },
@@ -350,7 +351,7 @@ fn run_fns(
     unit: &syn::Ident,
     args: &syn::Ident,
     names: &[&syn::Ident],
-    contexts: &[ContextParam],
+    contexts: &[ContextParam<'_>],
     output_ty: &TokenStream,
     error_ty: &TokenStream,
     bind_function: &TokenStream,
@@ -448,9 +449,9 @@ fn run_fns(
 /// (unknown, duplicate and missing fields; `None` for a missing `Option`;
 /// positional arrays), and, when binding, routes each field's value through
 /// the plan without a second lookup of its key.
-fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStream {
+fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param<'_>]) -> TokenStream {
     let wire: Vec<String> = params.iter().map(|p| p.wire.clone()).collect();
-    let names: Vec<_> = params.iter().map(|p| &p.ident).collect();
+    let names: Vec<_> = params.iter().map(|p| p.ident).collect();
     let types: Vec<_> = params.iter().map(|p| &p.ty).collect();
     let pointers: Vec<String> = wire
         .iter()
@@ -469,7 +470,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
         .zip(&wire)
         .map(|(p, wire)| {
             let ty = &p.ty;
-            match &p.arg.default {
+            match &p.ast.arg.default {
                 Some(_) => {
                     let name = default_fn(p);
                     quote! { ::core::result::Result::<#ty, __A::Error>::Ok(#args::#name()) }
@@ -645,7 +646,7 @@ fn bind_args(krate: &syn::Path, args: &syn::Ident, params: &[Param]) -> TokenStr
 }
 
 /// The hidden function that computes a parameter's `#[arg(default = ...)]`.
-fn default_fn(param: &Param) -> syn::Ident {
+fn default_fn(param: &Param<'_>) -> syn::Ident {
     format_ident!(
         "__canon_default_{}",
         param.ident.to_string().trim_start_matches("r#")

@@ -1,12 +1,15 @@
 //! The `#[tool]` attribute of canon. Use it through the `canon` crate.
 //!
-//! The crate is split the way the work flows: `attr` parses the
-//! attributes, `check` validates the function, `model` describes it and
-//! `expand` generates code (`methods` does the same for impl blocks). Every problem found is reported, each on its
-//! own token, in one compile error.
+//! The crate is split the way the work flows: `ast` parses the input once
+//! (the attributes through their grammar in `attr`), keeping every option
+//! with the tokens it was written with; `check` validates that parsed form,
+//! `model` says what it means, and `expand` generates code from it
+//! (`methods` runs the same steps for an impl block). Every problem found
+//! is reported, each on its own token, in one compile error.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod ast;
 mod attr;
 mod check;
 mod errors;
@@ -17,11 +20,10 @@ mod model;
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 use quote::{quote, ToTokens};
-use syn::{FnArg, Item, ItemFn};
+use syn::{Item, ItemFn};
 
-use crate::attr::ToolAttr;
 use crate::errors::Errors;
-use crate::model::ToolFn;
+use crate::model::Tool;
 
 /// Declares a tool from a function.
 ///
@@ -171,7 +173,7 @@ pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 fn expand_tool(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     let mut errors = Errors::default();
-    let attr = ToolAttr::parse(attr, &mut errors);
+    let options = attr::tool_options(attr, &mut errors);
     let func: ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
         Err(_) => {
@@ -180,40 +182,25 @@ fn expand_tool(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
             return quote! { #item #errors };
         }
     };
-    check::description(&func, &attr, &mut errors);
-    check::signature(&func, check::Place::Free, &mut errors);
-    let emitted = without_parameter_attributes(func.clone());
+    let func = ast::ToolFn::parse(options, func, &mut errors);
+    check::tool_fn(&func, check::Place::Free, &mut errors);
+    let emitted = func.emitted();
     if errors.stops_generation() {
         // Emit the function too, so a mistake in the attribute gives one
         // error rather than a cascade where the function is used; a function
         // with `self` would only add rustc's own error, so it is left out.
-        let has_receiver = func
-            .sig
-            .inputs
-            .iter()
-            .any(|i| matches!(i, FnArg::Receiver(_)));
         let errors = errors.into_compile_errors();
-        return if has_receiver {
+        return if func.receiver.is_some() {
             errors
         } else {
             quote! { #emitted #errors }
         };
     }
-    let model = ToolFn::new(attr, &func);
+    let krate = model::crate_path(func.options.krate.as_ref());
+    let model = Tool::new(&func, krate);
     let generated = expand::tool(&model, &expand::Target::Free);
     let errors = errors.into_compile_errors();
     quote! { #emitted #generated #errors }
-}
-
-/// The user's function as written, minus the parameter doc comments that
-/// rustc does not accept there (they moved to the arguments struct).
-pub(crate) fn without_parameter_attributes(mut func: ItemFn) -> ItemFn {
-    for input in &mut func.sig.inputs {
-        if let FnArg::Typed(arg) = input {
-            arg.attrs.clear();
-        }
-    }
-    func
 }
 
 fn not_a_function(item: TokenStream2) -> syn::Error {

@@ -1,124 +1,123 @@
-//! The model of a tool function: what the macro knows once parsing and
-//! validation have succeeded.
+//! What a parsed tool function means, once it has passed validation: its
+//! name and description, its parameters split into properties of the
+//! arguments object and context parameters, what it returns. Built from the
+//! `ast` only (nothing is parsed again), and read by `expand`.
 
-use syn::{Attribute, FnArg, Ident, ItemFn, Pat, ReturnType, Type, Visibility};
+use syn::{Ident, ReturnType, Type, Visibility};
 
-use crate::attr::{ArgAttr, ToolAttr};
-use crate::errors::Errors;
+use crate::ast::{self, ToolFn};
 
 /// A function that becomes a tool.
-pub(crate) struct ToolFn {
-    pub(crate) vis: Visibility,
-    pub(crate) ident: Ident,
+pub(crate) struct Tool<'a> {
+    pub(crate) vis: &'a Visibility,
+    pub(crate) ident: &'a Ident,
+    /// The tool's name: `name = "..."`, or the function's name.
     pub(crate) name: String,
+    /// The tool's description: `description = "..."`, or the doc comment.
     pub(crate) description: String,
-    /// The opt-in repair rules, as `RepairRule` variant names.
+    /// The opt-in repair rules, as `RepairRule` variant names spanned on
+    /// the rules as written.
     pub(crate) repair: Vec<Ident>,
     pub(crate) is_async: bool,
     /// `#[tool(timeout = "...")]`, in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
     /// The parameters that are properties of the arguments object.
-    pub(crate) params: Vec<Param>,
+    pub(crate) params: Vec<Param<'a>>,
     /// The parameters filled from the caller's context.
-    pub(crate) contexts: Vec<ContextParam>,
+    pub(crate) contexts: Vec<ContextParam<'a>>,
     /// Every parameter's name, in the function's order.
-    pub(crate) call_order: Vec<Ident>,
-    pub(crate) output: Output,
+    pub(crate) call_order: Vec<&'a Ident>,
+    pub(crate) output: Output<'a>,
     /// The path the generated code names canon by: `::canon`, or what
     /// `crate = "..."` says.
     pub(crate) krate: syn::Path,
 }
 
 /// One parameter: a property of the arguments object.
-pub(crate) struct Param {
-    pub(crate) ident: Ident,
-    pub(crate) ty: Type,
-    pub(crate) docs: Vec<Attribute>,
-    /// The property's name in the JSON arguments.
+pub(crate) struct Param<'a> {
+    /// The parameter as parsed (its `#[arg(...)]` in `ast.arg`).
+    pub(crate) ast: &'a ast::Param,
+    pub(crate) ident: &'a Ident,
+    pub(crate) ty: &'a Type,
+    /// The property's name in the JSON arguments: `rename = "..."`, or the
+    /// parameter's name.
     pub(crate) wire: String,
-    /// What `#[arg(...)]` says.
-    pub(crate) arg: ArgAttr,
 }
 
 /// A parameter filled from the caller's call context, not the model's
 /// arguments.
-pub(crate) struct ContextParam {
-    pub(crate) ident: Ident,
+pub(crate) struct ContextParam<'a> {
+    pub(crate) ident: &'a Ident,
     /// Its type, which the generated code checks is `canon::Context<_>`.
-    pub(crate) ty: Type,
+    pub(crate) ty: &'a Type,
     /// `T` when the type is spelled `Context<T>`; `None` for another
     /// spelling marked `#[arg(context)]` (an alias), whose `T` the generated
     /// code asks the type for.
-    pub(crate) value: Option<Type>,
+    pub(crate) value: Option<&'a Type>,
 }
 
 /// What the function returns.
-pub(crate) enum Output {
+pub(crate) enum Output<'a> {
     /// Nothing: `()`.
     Unit,
     /// A value, which is the tool's output.
-    Value(Type),
+    Value(&'a Type),
     /// A type named `Result`: `Ok` is the output, `Err` the tool's error.
-    Result(Type),
+    Result(&'a Type),
 }
 
-impl ToolFn {
-    /// Builds the model of a function or method that passed validation.
-    pub(crate) fn new(attr: ToolAttr, func: &ItemFn) -> ToolFn {
-        let ident = func.sig.ident.clone();
-        let name = match &attr.name {
+impl<'a> Tool<'a> {
+    /// The meaning of a function or method that passed validation, whose
+    /// generated code names canon by `krate` (`crate = "..."` of its
+    /// `#[tool]` or of its `#[canon::tools]` block, or `::canon`).
+    pub(crate) fn new(func: &'a ToolFn, krate: syn::Path) -> Tool<'a> {
+        let ident = &func.item.sig.ident;
+        let options = &func.options;
+        let name = match &options.name {
             Some(name) => name.value(),
-            None => ident.to_string().trim_start_matches("r#").to_owned(),
+            None => unraw(ident),
         };
-        let description = match &attr.description {
+        let description = match &options.description {
             Some(description) => description.value(),
-            None => doc_text(&func.attrs),
+            None => func.docs.clone(),
         };
         let mut params = Vec::new();
         let mut contexts = Vec::new();
         let mut call_order = Vec::new();
-        for input in &func.sig.inputs {
-            let FnArg::Typed(arg) = input else { continue };
-            let Pat::Ident(pat) = &*arg.pat else { continue };
-            call_order.push(pat.ident.clone());
-            // Validated already: errors here cannot happen.
-            let attr = ArgAttr::parse(&arg.attrs, &mut Errors::default());
-            if is_context(&arg.ty, &attr) {
+        for param in &func.params {
+            // Validated already: every parameter is a plain name.
+            let Some(ident) = param.ident() else { continue };
+            call_order.push(ident);
+            if param.is_context() {
                 contexts.push(ContextParam {
-                    ident: pat.ident.clone(),
-                    ty: (*arg.ty).clone(),
-                    value: context_type(&arg.ty).cloned(),
+                    ident,
+                    ty: &param.ty,
+                    value: param.context_value(),
                 });
                 continue;
             }
-            let wire = match &attr.rename {
+            let wire = match &param.arg.rename {
                 Some(rename) => rename.value(),
-                None => pat.ident.to_string().trim_start_matches("r#").to_owned(),
+                None => unraw(ident),
             };
             params.push(Param {
-                ident: pat.ident.clone(),
-                ty: (*arg.ty).clone(),
-                docs: arg
-                    .attrs
-                    .iter()
-                    .filter(|a| a.path().is_ident("doc"))
-                    .cloned()
-                    .collect(),
+                ast: param,
+                ident,
+                ty: &param.ty,
                 wire,
-                arg: attr,
             });
         }
-        let output = match &func.sig.output {
+        let output = match &func.item.sig.output {
             ReturnType::Default => Output::Unit,
-            ReturnType::Type(_, ty) if is_result(ty) => Output::Result((**ty).clone()),
-            ReturnType::Type(_, ty) => Output::Value((**ty).clone()),
+            ReturnType::Type(_, ty) if is_result(ty) => Output::Result(ty),
+            ReturnType::Type(_, ty) => Output::Value(ty),
         };
-        ToolFn {
-            vis: func.vis.clone(),
+        Tool {
+            vis: &func.item.vis,
             ident,
             name,
             description,
-            repair: attr
+            repair: options
                 .repair
                 .iter()
                 .map(|rule| {
@@ -127,41 +126,29 @@ impl ToolFn {
                     Ident::new(&variant, rule.span())
                 })
                 .collect(),
-            is_async: func.sig.asyncness.is_some(),
-            timeout_ms: attr.timeout,
+            is_async: func.item.sig.asyncness.is_some(),
+            timeout_ms: options.timeout,
             params,
             contexts,
             call_order,
             output,
-            krate: attr.krate.unwrap_or_else(|| syn::parse_quote!(::canon)),
+            krate,
         }
     }
 }
 
-/// True for a parameter filled from the caller's call context: one marked
-/// `#[arg(context)]`, or one whose type is spelled `Context<T>` (under any
-/// path: `Context<T>`, `canon::Context<T>`, `agent_tools::Context<T>`)
-/// and that is not marked `#[arg(not_context)]`. Macros cannot resolve
-/// names, so the generated code checks that the type really is
-/// `canon::Context<_>`.
-pub(crate) fn is_context(ty: &Type, attr: &ArgAttr) -> bool {
-    attr.context.is_some() || (attr.not_context.is_none() && context_type(ty).is_some())
+/// The path the generated code names canon by: what `crate = "..."` says,
+/// or `::canon`.
+pub(crate) fn crate_path(krate: Option<&ast::CratePath>) -> syn::Path {
+    match krate {
+        Some(krate) => krate.path.clone(),
+        None => syn::parse_quote!(::canon),
+    }
 }
 
-/// `T` for a type spelled `Context<T>`, whatever its path.
-pub(crate) fn context_type(ty: &Type) -> Option<&Type> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    if last.ident != "Context" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    match args.args.iter().collect::<Vec<_>>().as_slice() {
-        [syn::GenericArgument::Type(inner)] => Some(inner),
-        _ => None,
-    }
+/// A name as the model reads it: without `r#`.
+pub(crate) fn unraw(ident: &Ident) -> String {
+    ident.to_string().trim_start_matches("r#").to_owned()
 }
 
 /// True for a type whose last path segment is `Result` (`Result<T, E>`,
@@ -177,25 +164,4 @@ fn is_result(ty: &Type) -> bool {
         Type::Paren(paren) => is_result(&paren.elem),
         _ => false,
     }
-}
-
-/// Doc comment text, as schemars reads it: one leading space dropped from
-/// each line, lines joined with newlines, then trimmed.
-pub(crate) fn doc_text(attrs: &[Attribute]) -> String {
-    let lines: Vec<String> = attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .map(|line| line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
-        .collect();
-    lines.join("\n").trim().to_owned()
 }

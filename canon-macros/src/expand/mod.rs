@@ -1,0 +1,198 @@
+//! Code generation from the model. Everything is named through absolute
+//! paths into the crate path (`::canon`, or what `crate = "..."` says), so
+//! the user's crate needs no other dependency.
+//!
+//! `tool` puts together the unit struct and its `Tool` impl; the arguments
+//! struct comes from `args`, its `Deserialize` from `de`, and running the
+//! function from `run`.
+
+mod args;
+mod de;
+mod run;
+
+use heck::ToUpperCamelCase;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::spanned::Spanned;
+
+use crate::model::{Param, Tool};
+
+/// What the tool calls: a free function, or a `&self` method of a type
+/// whose shared instance the tool holds.
+pub(crate) enum Target<'a> {
+    /// A free function.
+    Free,
+    /// A `&self` method of the type named `self_ty`.
+    Method { self_ty: &'a syn::Ident },
+}
+
+impl Target<'_> {
+    /// The prefix of the generated names: none, or the type's name.
+    fn prefix(&self) -> String {
+        match self {
+            Target::Free => String::new(),
+            Target::Method { self_ty } => self_ty.to_string(),
+        }
+    }
+}
+
+/// The tool's struct name: `SearchCode` for `search_code`, `RepoReadFiles`
+/// for `Repo::read_files`.
+pub(crate) fn unit_name(model: &Tool<'_>, target: &Target<'_>) -> syn::Ident {
+    let base = model
+        .ident
+        .to_string()
+        .trim_start_matches("r#")
+        .to_upper_camel_case();
+    format_ident!("{}{}", target.prefix(), base, span = model.ident.span())
+}
+
+/// Everything `#[tool]` generates for one function or method, beside the
+/// function itself: the unit struct, the arguments struct and their impls.
+pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
+    let Tool {
+        vis,
+        ident,
+        name,
+        description,
+        repair,
+        timeout_ms,
+        krate,
+        ..
+    } = model;
+    let unit = unit_name(model, target);
+    let args = format_ident!("{}Args", unit, span = ident.span());
+    let declared = match target {
+        Target::Free => format!("[`{ident}`]"),
+        Target::Method { self_ty } => format!("[`{self_ty}::{ident}`]"),
+    };
+    let args_struct = args::definition(model, &args, &declared);
+    let args_impls = args::impls(model, &args);
+    let deserialize = de::deserialize(krate, &args, &model.params);
+    let run::Run {
+        output_ty,
+        output_item,
+        error_item,
+        run,
+        helper,
+    } = run::run(model, target, &unit, &args);
+    let timeout = timeout_ms.map(|ms| {
+        quote! {
+            fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
+                ::core::option::Option::Some(::core::time::Duration::from_millis(#ms))
+            }
+        }
+    });
+    let unit_doc = format!(
+        "The `{name}` tool, declared by {declared}; call it through [`Tool`]({}::Tool).",
+        path_text(krate)
+    );
+    let unit_struct = match target {
+        Target::Free => quote! {
+            #[doc = #unit_doc]
+            #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+            #vis struct #unit;
+        },
+        Target::Method { self_ty } => quote! {
+            #[doc = #unit_doc]
+            #[derive(::core::clone::Clone)]
+            #vis struct #unit(pub ::std::sync::Arc<#self_ty>);
+        },
+    };
+
+    quote! {
+        #unit_struct
+
+        #args_struct
+
+        // Every impl is out of the user's namespace (serde's and schemars'
+        // way); only the two structs above are named by users.
+        const _: () = {
+            #args_impls
+
+            #deserialize
+
+            #[automatically_derived]
+            impl #krate::Tool for #unit {
+            type Args = #args;
+            #output_item
+            #error_item
+
+            fn spec(&self) -> &#krate::ToolSpec {
+                static SPEC: #krate::__private::OnceLock<#krate::ToolSpec> =
+                    #krate::__private::OnceLock::new();
+                SPEC.get_or_init(|| {
+                    #[allow(unused_imports)]
+                    use #krate::__private::{NoOutputSchema as _, OutputSchemaOf as _};
+                    #krate::ToolSpec::of::<#args>(#name, #description)
+                        .with_output_schema(
+                            (&#krate::__private::Probe::<#output_ty>::new()).output_schema(),
+                        )
+                        .with_policy(#krate::Policy::DEFAULT #(.with(#krate::RepairRule::#repair))*)
+                })
+            }
+
+            fn bind_with(
+                &self,
+                args: &#krate::__private::serde_json::Value,
+                policy: #krate::Policy,
+            ) -> ::core::result::Result<#krate::Bound<#args>, #krate::BindError> {
+                <Self as #krate::Tool>::spec(self).bind_args(args, policy)
+            }
+
+            fn bind_str_with(
+                &self,
+                args: &::core::primitive::str,
+                policy: #krate::Policy,
+            ) -> ::core::result::Result<#krate::Bound<#args>, #krate::BindError> {
+                <Self as #krate::Tool>::spec(self).bind_args_str(args, policy)
+            }
+
+            #timeout
+
+            #run
+            }
+
+            #helper
+        };
+    }
+}
+
+/// A local of the generated code: mixed-site, so that no name of the
+/// user's (a parameter, an item) can clash with it.
+fn hygienic(name: &str) -> syn::Ident {
+    syn::Ident::new(name, proc_macro2::Span::mixed_site())
+}
+
+/// The hidden function that computes a parameter's `#[arg(default = ...)]`.
+fn default_fn(param: &Param<'_>) -> syn::Ident {
+    format_ident!("__canon_default_{}", crate::model::unraw(param.ident))
+}
+
+/// The path as it is written, for the strings that name it (schemars'
+/// `crate = "..."`, doc links).
+fn path_text(path: &syn::Path) -> String {
+    quote!(#path).to_string().replace(' ', "")
+}
+
+/// The crate path with every token at `span`, for code spanned on a user's
+/// token, so that an error in it lands there.
+fn respan(path: &syn::Path, span: proc_macro2::Span) -> TokenStream {
+    quote!(#path)
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
+}
+
+/// The span of a type's last token: a call whose turbofish closes there
+/// underlines the whole type when it fails (one span cannot be joined on
+/// stable).
+fn last_span(ty: &syn::Type) -> proc_macro2::Span {
+    quote!(#ty)
+        .into_iter()
+        .last()
+        .map_or_else(|| ty.span(), |token| token.span())
+}

@@ -55,10 +55,10 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 #[allow(dead_code)]
                 pub fn tools(
                     self: ::std::sync::Arc<Self>,
-                ) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::DynTool>> {
+                ) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::__private::DynTool>> {
                     ::std::vec![
                         #(::std::sync::Arc::new(#units(::std::sync::Arc::clone(&self)))
-                            as ::std::sync::Arc<dyn #krate::DynTool>),*
+                            as ::std::sync::Arc<dyn #krate::__private::DynTool>),*
                     ]
                 }
             }

@@ -1,6 +1,11 @@
 //! Code generation from the model. Everything is named through absolute
-//! paths into the crate path (`::canon`, or what `crate = "..."` says), so
-//! the user's crate needs no other dependency.
+//! paths: the standard library's through `::core` and `::std`, canon's
+//! through `#krate::__private::...` (`#krate` is `::canon`, or what
+//! `crate = "..."` says), never through canon's public root, so the user's
+//! crate needs no other dependency and the generated code does not depend
+//! on where an item sits in canon's public API. rustc names an item by its
+//! public path in its messages (`canon::Tool`), whichever path the code
+//! used.
 //!
 //! `tool` puts together the unit struct and its `Tool` impl; the arguments
 //! struct comes from `args`, its `Deserialize` from `de`, and running the
@@ -84,7 +89,7 @@ pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
         }
     });
     let unit_doc = format!(
-        "The `{name}` tool, declared by {declared}; call it through [`Tool`]({}::Tool).",
+        "The `{name}` tool, declared by {declared}; call it through [`Tool`]({}::__private::Tool).",
         path_text(krate)
     );
     let unit_struct = match target {
@@ -113,39 +118,39 @@ pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
             #deserialize
 
             #[automatically_derived]
-            impl #krate::Tool for #unit {
+            impl #krate::__private::Tool for #unit {
             type Args = #args;
             #output_item
             #error_item
 
-            fn spec(&self) -> &#krate::ToolSpec {
-                static SPEC: #krate::__private::OnceLock<#krate::ToolSpec> =
+            fn spec(&self) -> &#krate::__private::ToolSpec {
+                static SPEC: #krate::__private::OnceLock<#krate::__private::ToolSpec> =
                     #krate::__private::OnceLock::new();
                 SPEC.get_or_init(|| {
                     #[allow(unused_imports)]
                     use #krate::__private::{NoOutputSchema as _, OutputSchemaOf as _};
-                    #krate::ToolSpec::of::<#args>(#name, #description)
+                    #krate::__private::ToolSpec::of::<#args>(#name, #description)
                         .with_output_schema(
                             (&#krate::__private::Probe::<#output_ty>::new()).output_schema(),
                         )
-                        .with_policy(#krate::Policy::DEFAULT #(.with(#krate::RepairRule::#repair))*)
+                        .with_policy(#krate::__private::Policy::DEFAULT #(.with(#krate::__private::RepairRule::#repair))*)
                 })
             }
 
             fn bind_with(
                 &self,
                 args: &#krate::__private::serde_json::Value,
-                policy: #krate::Policy,
-            ) -> ::core::result::Result<#krate::Bound<#args>, #krate::BindError> {
-                <Self as #krate::Tool>::spec(self).bind_args(args, policy)
+                policy: #krate::__private::Policy,
+            ) -> ::core::result::Result<#krate::__private::Bound<#args>, #krate::__private::BindError> {
+                <Self as #krate::__private::Tool>::spec(self).bind_args(args, policy)
             }
 
             fn bind_str_with(
                 &self,
                 args: &::core::primitive::str,
-                policy: #krate::Policy,
-            ) -> ::core::result::Result<#krate::Bound<#args>, #krate::BindError> {
-                <Self as #krate::Tool>::spec(self).bind_args_str(args, policy)
+                policy: #krate::__private::Policy,
+            ) -> ::core::result::Result<#krate::__private::Bound<#args>, #krate::__private::BindError> {
+                <Self as #krate::__private::Tool>::spec(self).bind_args_str(args, policy)
             }
 
             #timeout

@@ -99,7 +99,7 @@ pub(super) fn run(
         quote_spanned! {ret_span=> type Error = #error_ty; }
     } else {
         let krate = respan(krate, ret_span);
-        quote_spanned! {ret_span=> type Error = #krate::ContextError<#error_ty>; }
+        quote_spanned! {ret_span=> type Error = #krate::__private::ContextError<#error_ty>; }
     };
     let (run, helper) = run_fns(
         model,
@@ -198,7 +198,7 @@ fn run_fns(
             #unit::__canon_run(self, #args_var, ::core::option::Option::None)
         }
 
-        fn run_with(&self, #args_var: #args, #context: &#krate::CallContext) -> #future {
+        fn run_with(&self, #args_var: #args, #context: &#krate::__private::CallContext) -> #future {
             #unit::__canon_run(self, #args_var, ::core::option::Option::Some(#context))
         }
     };
@@ -207,9 +207,9 @@ fn run_fns(
             fn __canon_run(
                 &self,
                 #args_var: #args,
-                #context: ::core::option::Option<&#krate::CallContext>,
+                #context: ::core::option::Option<&#krate::__private::CallContext>,
             ) -> impl ::core::future::Future<
-                Output = ::core::result::Result<#output_ty, #krate::ContextError<#error_ty>>,
+                Output = ::core::result::Result<#output_ty, #krate::__private::ContextError<#error_ty>>,
             > + ::core::marker::Send + '_ {
                 #bind_function
                 #(let #slots = #fetches;)*
@@ -219,11 +219,11 @@ fn run_fns(
                         ::core::result::Result::Ok(#idents) => #idents,
                         ::core::result::Result::Err(#name) => {
                             return ::core::result::Result::Err(
-                                #krate::ContextError::Missing(#name),
+                                #krate::__private::ContextError::Missing(#name),
                             );
                         }
                     };)*
-                    (#result).map_err(#krate::ContextError::Tool)
+                    (#result).map_err(#krate::__private::ContextError::Tool)
                 }
             }
         }

@@ -46,7 +46,7 @@ pub async fn label_issue(
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let mut toolbox = Toolbox::new().repair_notes(true);
+    let mut toolbox = Toolbox::new().with_repair_notes(true);
     toolbox
         .add(SearchCode)
         .expect("unique name")

@@ -11,7 +11,8 @@ mod shapes;
 use std::fs;
 use std::path::PathBuf;
 
-use canon::{Dialect, Toolbox};
+use canon::export::Dialect;
+use canon::Toolbox;
 
 const DIALECTS: [(&str, Dialect); 9] = [
     ("openai", Dialect::OpenAi { strict: false }),

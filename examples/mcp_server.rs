@@ -101,7 +101,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let mut toolbox = Toolbox::new().repair_notes(true);
+    let mut toolbox = Toolbox::new().with_repair_notes(true);
     toolbox.add(SearchCode)?.add(CreateIssue)?.add(RepoStats)?;
     let server = McpServer::new(toolbox, "canon-demo", env!("CARGO_PKG_VERSION"))?;
     server

@@ -60,7 +60,8 @@
 //! - A rejected call emits one `tracing` event (target `canon::reject`) with
 //!   the tool name and the violation pointers.
 //!
-//! Valid calls are bound in one pass over the input, guided by a [`Plan`]
+//! Valid calls are bound in one pass over the input, guided by a
+//! [`Plan`](toolbox::Plan)
 //! compiled once per tool; the schema validator runs only after a failure.
 //!
 //! # Beyond the core rule
@@ -69,11 +70,22 @@
 //!   one tool with `#[tool(repair(...))]`.
 //! - [`Canonicalizer`]: the same binder for tools known only by a JSON
 //!   Schema (MCP servers, other services).
-//! - [`ToolSpec::export`] and [`Toolbox::export`]: the tools declared in the
-//!   dialect each provider takes ([`Dialect`]).
+//! - [`Toolbox::export`] (and [`ToolSpec::export`](toolbox::ToolSpec::export)
+//!   for one tool): the tools declared in the dialect each provider takes
+//!   ([`export::Dialect`]).
 //! - [`Limits`]: bounds on text size, depth, repairs and listed violations.
 //! - With the `rmcp` feature, `canon::mcp`: a toolbox served over MCP, and
 //!   tolerant binding for an rmcp `ToolRouter`.
+//!
+//! # Where things are
+//! The crate root holds what nearly every program names: the attributes,
+//! [`Tool`], [`Context`], [`Toolbox`] with [`ToolCall`], [`ToolOutcome`]
+//! and [`CallResult`], binding's [`Bound`], [`Repair`], [`RepairRule`],
+//! [`BindError`], [`Violation`], [`Policy`] and [`Limits`], and the binders
+//! for tools known only by a schema, [`JsonTool`] and [`Canonicalizer`].
+//! [`toolbox`] holds the parts of tools and calls (specs, plans, contexts,
+//! outcomes, stats, the details of a violation), and [`export`] the
+//! provider dialects.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

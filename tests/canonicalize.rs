@@ -1,9 +1,8 @@
 //! `Canonicalizer` on foreign schemas, and the opt-in rules on both binding
 //! paths: exact repairs, exact results, and what no rule may touch.
 
-use canon::{
-    tool, Canonicalizer, Policy, RepairRule, Tool, ToolCall, ToolOutcome, Toolbox, ViolationKind,
-};
+use canon::toolbox::ViolationKind;
+use canon::{tool, Canonicalizer, Policy, RepairRule, Tool, ToolCall, ToolOutcome, Toolbox};
 use serde_json::{json, Value};
 
 fn canon(schema: Value, policy: Policy) -> Canonicalizer {
@@ -347,7 +346,7 @@ fn tool_attribute_enables_rules_for_one_tool() {
 
 #[tokio::test]
 async fn a_toolbox_policy_applies_to_every_tool() {
-    let mut toolbox = Toolbox::new().policy(Policy::DEFAULT.with(RepairRule::BoolText));
+    let mut toolbox = Toolbox::new().with_policy(Policy::DEFAULT.with(RepairRule::BoolText));
     toolbox.add(PlainForecast).unwrap().add(Forecast).unwrap();
     let result = toolbox
         .call(ToolCall::new(
@@ -380,6 +379,6 @@ async fn a_toolbox_policy_applies_to_every_tool() {
             .collect::<Vec<_>>(),
         [RepairRule::NumberText, RepairRule::BoolText]
     );
-    let note = Toolbox::new().repair_notes(true).message(&result);
+    let note = Toolbox::new().with_repair_notes(true).message(&result);
     assert!(note.text.ends_with("(Note: /days was sent as a string and read as a number; send a number; /metric was sent as a string and read as a boolean; send true or false.)"), "{}", note.text);
 }

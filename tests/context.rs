@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use canon::{tool, CallContext, Context, ContextError, Tool, ToolCall, ToolOutcome, Toolbox};
+use canon::toolbox::{CallContext, ContextError};
+use canon::{tool, Context, Tool, ToolCall, ToolOutcome, Toolbox};
 use serde_json::json;
 
 #[derive(Clone, Debug, PartialEq)]

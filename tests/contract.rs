@@ -34,7 +34,9 @@ use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use canon::{Arguments, Dialect, ToolCall, ToolOutcome, Toolbox};
+use canon::export::Dialect;
+use canon::toolbox::Arguments;
+use canon::{ToolCall, ToolOutcome, Toolbox};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::strategy::ValueTree;

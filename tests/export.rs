@@ -4,7 +4,9 @@
 
 mod shapes;
 
-use canon::{tool, Dialect, Policy, RepairRule, Tool, ToolCall, ToolOutcome, ToolSpec};
+use canon::export::Dialect;
+use canon::toolbox::ToolSpec;
+use canon::{tool, Policy, RepairRule, Tool, ToolCall, ToolOutcome};
 use serde_json::{json, Map, Value};
 
 fn refusals(dialect: Dialect) -> Vec<String> {
@@ -619,7 +621,7 @@ async fn calls_made_against_every_export_bind() {
     // `null` as `None` as is; a parameter with a default needs
     // `null_as_absent` (what a toolbox exporting strict schemas enables).
     let toolbox = shapes::toolbox();
-    let tolerant = shapes::toolbox().policy(Policy::DEFAULT.with(RepairRule::NullAsAbsent));
+    let tolerant = shapes::toolbox().with_policy(Policy::DEFAULT.with(RepairRule::NullAsAbsent));
     let mut bound = 0;
     for dialect in Dialect::ALL {
         for spec in toolbox.specs() {

@@ -4,7 +4,8 @@
 
 mod common;
 
-use canon::{Canonicalizer, Limits, Tool, ToolCall, ToolOutcome, Toolbox, ViolationKind};
+use canon::toolbox::ViolationKind;
+use canon::{Canonicalizer, Limits, Tool, ToolCall, ToolOutcome, Toolbox};
 use common::SearchCode;
 use serde_json::json;
 
@@ -47,7 +48,7 @@ async fn a_100_mb_argument_is_refused_before_it_is_read() {
         "the arguments are 104857624 bytes, over the limit of 1048576; send shorter values"
     );
     // The bound is configurable.
-    let mut small = Toolbox::new().limits(Limits {
+    let mut small = Toolbox::new().with_limits(Limits {
         max_text_bytes: 16,
         ..Limits::default()
     });
@@ -413,7 +414,7 @@ async fn free_json_and_recursive_types_are_held_to_the_depth_bound() {
         "tree": {"name": "n", "tags": [], "children": [tree]}});
     depth_error(Configure.bind_str(&call.to_string()).err().unwrap());
     // A tighter bound on a toolbox holds for text too.
-    let mut toolbox = Toolbox::new().limits(Limits {
+    let mut toolbox = Toolbox::new().with_limits(Limits {
         max_depth: 8,
         ..Limits::default()
     });
@@ -534,7 +535,7 @@ fn a_json_tool_whose_schema_does_not_compile_cannot_be_built() {
     );
     // A keyword of the wrong type, deeper down.
     let bad_type = json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "strin"}}}});
-    let error = canon::ToolSpec::new("t", "", bad_type)
+    let error = canon::toolbox::ToolSpec::new("t", "", bad_type)
         .check_schema()
         .unwrap_err();
     assert_eq!(
@@ -543,7 +544,7 @@ fn a_json_tool_whose_schema_does_not_compile_cannot_be_built() {
     );
     // A spec bound into a `Value` has only its schema: with a schema that
     // does not compile, nothing is bound unchecked.
-    let spec = canon::ToolSpec::new("lookup", "Look up an id.", schema);
+    let spec = canon::toolbox::ToolSpec::new("lookup", "Look up an id.", schema);
     let refused = spec.bind_json(&json!({"id": 7})).unwrap_err();
     assert_eq!(
         refused.violations()[0].message,
@@ -597,7 +598,7 @@ fn bind_json_refuses_a_100000_deep_value_without_copying_it() {
     }
     // Not `json!`, which would serialize `deep` (recursively).
     let args = serde_json::Value::Object([("tags".to_owned(), deep)].into_iter().collect());
-    let spec = canon::ToolSpec::new(
+    let spec = canon::toolbox::ToolSpec::new(
         "tag",
         "Tag.",
         json!({"type": "object", "properties": {"tags": {}}}),
@@ -661,7 +662,7 @@ async fn echoed_keys_are_cut_and_the_feedback_is_bounded() {
         format!("/{}…", "k".repeat(63))
     );
     // A documented total: past it, violations are counted, not listed.
-    let mut small = Toolbox::new().limits(Limits {
+    let mut small = Toolbox::new().with_limits(Limits {
         max_feedback_bytes: 400,
         ..Limits::default()
     });

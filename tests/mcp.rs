@@ -220,9 +220,9 @@ async fn an_error_result_of_a_tool_with_an_output_schema_is_text_only() {
 #[tokio::test]
 async fn repair_notes_follow_the_toolbox() {
     let off = server();
-    let on = server_with(Toolbox::new().repair_notes(true));
-    assert!(!off.toolbox().has_repair_notes());
-    assert!(on.toolbox().has_repair_notes());
+    let on = server_with(Toolbox::new().with_repair_notes(true));
+    assert!(!off.toolbox().repair_notes());
+    assert!(on.toolbox().repair_notes());
     let note = |pointer: &str| {
         format!("(Note: {pointer} was sent as a string and read as a one-element array; send an array.)")
     };

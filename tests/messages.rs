@@ -7,7 +7,8 @@
 
 mod common;
 
-use canon::{tool, BindError, Canonicalizer, Limits, Policy, Tool, ToolSpec};
+use canon::toolbox::ToolSpec;
+use canon::{tool, BindError, Canonicalizer, Limits, Policy, Tool};
 use common::SearchCode;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -3,7 +3,8 @@
 
 mod common;
 
-use canon::{Plan, RepairRule, Tool, ToolSpec};
+use canon::toolbox::{Plan, ToolSpec};
+use canon::{RepairRule, Tool};
 use common::{Action, Lang, OneOrMany, Rich, Survey, Target};
 use serde_json::json;
 
@@ -182,7 +183,10 @@ fn no_other_rewrite_happens() {
         panic!("a comma-separated list is not one value");
     };
     assert_eq!(error.pointers(), ["/data_source_names"]);
-    assert_eq!(error.violations()[0].kind, canon::ViolationKind::CommaList);
+    assert_eq!(
+        error.violations()[0].kind,
+        canon::toolbox::ViolationKind::CommaList
+    );
     // No number/bool/string coercion, no null-to-empty, no renaming.
     for bad in [
         json!({"data_source_names": ["a"], "query": 5}),

@@ -8,7 +8,8 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use canon::{RepairRule, ToolSpec};
+use canon::toolbox::ToolSpec;
+use canon::RepairRule;
 use common::{Action, Filter, Lang, OneOrMany, Paging, Query, Rich, Target, Tree};
 use proptest::prelude::*;
 use proptest::sample::Index;

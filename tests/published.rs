@@ -5,7 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use canon::{tool, Dialect, Policy, Tool, ToolCall, ToolOutcome, ToolSpec, Toolbox, ViolationKind};
+use canon::export::Dialect;
+use canon::toolbox::{ToolSpec, ViolationKind};
+use canon::{tool, Policy, Tool, ToolCall, ToolOutcome, Toolbox};
 use serde_json::{json, Value};
 
 #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
@@ -214,7 +216,7 @@ async fn run(toolbox: &Toolbox, args: Value) -> ToolOutcome {
 #[tokio::test]
 async fn a_toolbox_binds_the_nulls_its_strict_declaration_allows() {
     let strict_call = json!({"city": "Paris", "days": null, "unit": null});
-    let mut toolbox = Toolbox::new().repair_notes(true);
+    let mut toolbox = Toolbox::new().with_repair_notes(true);
     toolbox.add(Forecast).unwrap();
     assert!(matches!(
         run(&toolbox, strict_call.clone()).await,

@@ -3,7 +3,8 @@
 
 mod common;
 
-use canon::{tool, CallError, Tool, ViolationKind};
+use canon::toolbox::{CallError, ViolationKind};
+use canon::{tool, Tool};
 use common::{Hit, SearchCode};
 use serde_json::json;
 
@@ -377,7 +378,7 @@ mod shadowing {
 
 #[tokio::test]
 async fn generated_code_is_hygienic() {
-    use canon::CallContext;
+    use canon::toolbox::CallContext;
     use shadowing::{Echo, Shelf, ShelfCount, Shout, Tag};
     assert_eq!(Echo.call(json!({"echo": "a"})).await.unwrap(), json!("a"));
     let all = json!({"shout": "a", "args": 1, "context": 2, "de": 3, "map": 4,
@@ -436,7 +437,7 @@ mod own_context {
 
 #[tokio::test]
 async fn context_parameters_are_canons_context_only() {
-    use canon::{CallContext, ContextError};
+    use canon::toolbox::{CallContext, ContextError};
     use own_context::{Look, User, Whoami};
     let properties = Look.input_schema()["properties"].as_object().unwrap();
     assert_eq!(properties.keys().collect::<Vec<_>>(), ["context"]);

@@ -5,9 +5,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use canon::{
-    tool, JsonTool, RepairRule, Tool, ToolCall, ToolOutcome, ToolStats, Toolbox, ViolationKind,
-};
+use canon::toolbox::{ToolStats, ViolationKind};
+use canon::{tool, JsonTool, RepairRule, Tool, ToolCall, ToolOutcome, Toolbox};
 use common::SearchCode;
 use serde_json::json;
 
@@ -257,7 +256,7 @@ async fn empty_and_null_arguments_are_an_empty_object_and_a_repair() {
 
 #[tokio::test]
 async fn repair_notes_teach_the_model_the_shape() {
-    let toolbox = toolbox().repair_notes(true);
+    let toolbox = toolbox().with_repair_notes(true);
     let result = toolbox
         .call(ToolCall::new(
             "1",
@@ -441,7 +440,7 @@ async fn a_panic_text_reaches_the_model_only_when_allowed() {
 
     let mut quiet = Toolbox::new();
     quiet.add(Leak).unwrap();
-    assert!(!quiet.has_panic_messages());
+    assert!(!quiet.panic_messages());
     let result = quiet.call(ToolCall::new("1", "leak", "{}")).await;
     // The caller gets the full text.
     assert_eq!(
@@ -457,9 +456,9 @@ async fn a_panic_text_reaches_the_model_only_when_allowed() {
         assert!(message.is_error);
     }
     // Showing it is an explicit opt-in.
-    let mut open = Toolbox::new().panic_messages(true);
+    let mut open = Toolbox::new().with_panic_messages(true);
     open.add(Leak).unwrap();
-    assert!(open.has_panic_messages());
+    assert!(open.panic_messages());
     let result = open.call(ToolCall::new("2", "leak", "{}")).await;
     assert_eq!(
         open.message(&result).text,

@@ -3,7 +3,8 @@
 
 mod common;
 
-use canon::{BindError, JsonType, Tool, ViolationKind};
+use canon::toolbox::{JsonType, ViolationKind};
+use canon::{BindError, Tool};
 use common::{SearchCode, Survey};
 use serde_json::json;
 
@@ -414,7 +415,7 @@ struct Numbers {
 }
 
 fn numbers(args: serde_json::Value) -> BindError {
-    let spec = canon::ToolSpec::of::<Numbers>("numbers", "Numbers of every width.");
+    let spec = canon::toolbox::ToolSpec::of::<Numbers>("numbers", "Numbers of every width.");
     let from_value = spec.bind::<Numbers>(&args).expect_err("must be rejected");
     let from_text = spec.bind_str::<Numbers>(&args.to_string()).err().unwrap();
     assert_eq!(from_value, from_text);
@@ -524,7 +525,7 @@ struct Maps {
 }
 
 fn maps(args: serde_json::Value) -> BindError {
-    let spec = canon::ToolSpec::of::<Maps>("maps", "Maps keyed by numbers and booleans.");
+    let spec = canon::toolbox::ToolSpec::of::<Maps>("maps", "Maps keyed by numbers and booleans.");
     let from_value = spec.bind::<Maps>(&args).expect_err("must be rejected");
     let from_text = spec.bind_str::<Maps>(&args.to_string()).err().unwrap();
     assert_eq!(from_value, from_text);

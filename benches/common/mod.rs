@@ -76,9 +76,9 @@ pub enum Mode {
 }
 
 /// The spec canon binds `Tune` with.
-pub fn tune_spec() -> &'static canon::ToolSpec {
-    static SPEC: std::sync::OnceLock<canon::ToolSpec> = std::sync::OnceLock::new();
-    SPEC.get_or_init(|| canon::ToolSpec::of::<Tune>("tune", "Tune the engine."))
+pub fn tune_spec() -> &'static canon::toolbox::ToolSpec {
+    static SPEC: std::sync::OnceLock<canon::toolbox::ToolSpec> = std::sync::OnceLock::new();
+    SPEC.get_or_init(|| canon::toolbox::ToolSpec::of::<Tune>("tune", "Tune the engine."))
 }
 
 /// A valid `tune` call: every assertion holds.

@@ -55,7 +55,8 @@ struct ReplayArgs {
 }
 
 fn parse_policy(text: &str) -> Result<Policy, String> {
-    text.parse().map_err(|e: canon::UnknownRule| e.to_string())
+    text.parse()
+        .map_err(|e: canon::toolbox::UnknownRule| e.to_string())
 }
 
 fn main() -> ExitCode {

@@ -10,7 +10,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 
-use canon::{Canonicalizer, JsonType, Policy, RepairRule, Violation, ViolationKind};
+use canon::toolbox::{JsonType, ViolationKind};
+use canon::{Canonicalizer, Policy, RepairRule, Violation};
 use canon_cli::{CallOutcome, Replay, Report, Tools};
 use serde_json::Value;
 
@@ -332,7 +333,7 @@ fn a_rule_would_take(violation: &Violation) -> bool {
         return false;
     }
     // A cut preview ends `…"`: not the value.
-    let cut = received.preview.chars().count() == canon::PREVIEW_CHARS;
+    let cut = received.preview.chars().count() == canon::toolbox::PREVIEW_CHARS;
     let Ok(text) = serde_json::from_str::<String>(&received.preview) else {
         return false;
     };

@@ -4,51 +4,25 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod canonical;
-mod check;
-mod constraint;
-mod context;
-mod diagnose;
-mod error;
-mod export;
-mod json;
-mod json_tool;
+mod bind;
+pub mod export;
+mod feedback;
 mod limits;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
-mod plan;
-mod pointer;
-mod policy;
-#[cfg(test)]
-mod proptests;
-mod prune;
 mod repair;
-mod rule;
-mod spec;
-mod telemetry;
-mod tolerant;
-mod tool;
-mod toolbox;
-mod types;
-mod walk;
+mod schema;
+pub mod toolbox;
 
 #[doc(hidden)]
 pub mod __private;
 
-pub use canonical::{Canonicalizer, CanonicalizerOptions, SchemaError};
-pub use context::{CallContext, Context, ContextError};
-pub use error::{
-    BindError, CallError, JsonType, Received, Violation, ViolationKind, PREVIEW_CHARS,
-};
-pub use export::{Dialect, ExportError, ToolAnnotations};
-pub use json_tool::JsonTool;
+pub use bind::canonical::Canonicalizer;
+pub use bind::policy::Policy;
+pub use feedback::{BindError, Violation};
 pub use limits::Limits;
-pub use plan::Plan;
-pub use policy::{Policy, UnknownRule};
 pub use repair::{Bound, Repair, RepairRule};
-pub use spec::ToolSpec;
-pub use tool::Tool;
-pub use toolbox::{
-    Arguments, BoxFuture, CallResult, DuplicateTool, DynTool, ToolCall, ToolMessage, ToolOutcome,
-    ToolStats, Toolbox,
-};
+pub use toolbox::context::Context;
+pub use toolbox::json_tool::JsonTool;
+pub use toolbox::tool::Tool;
+pub use toolbox::{CallResult, ToolCall, ToolOutcome, Toolbox};

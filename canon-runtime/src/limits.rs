@@ -1,7 +1,7 @@
 //! Bounds on what a call may cost: input that a model produced, perhaps from
 //! content an attacker wrote, must not make canon's work grow without end.
 
-use crate::error::{Violation, ViolationKind};
+use crate::feedback::{messages, Violation};
 
 /// Configurable bounds, with safe defaults. Each is enforced before work
 /// grows, and each is reported to the model as a violation it can read.
@@ -47,7 +47,7 @@ impl Default for Limits {
             max_text_bytes: 1 << 20,
             max_depth: 64,
             max_repairs: 64,
-            max_listed: crate::error::BindError::LISTED,
+            max_listed: crate::feedback::BindError::LISTED,
             max_feedback_bytes: 8 << 10,
             max_output_bytes: 64 << 10,
         }
@@ -115,41 +115,18 @@ impl Limits {
 
     /// The violation for a call nested deeper than the bound.
     pub(crate) fn too_deep_violation(&self) -> Violation {
-        over(
-            format!("arrays and objects nested at most {} deep", self.max_depth),
-            format!(
-                "the arguments nest arrays and objects deeper than {} levels; send a flatter call",
-                self.max_depth
-            ),
-        )
+        messages::too_deep(self.max_depth)
     }
 
     /// The violation for a call needing `n` repairs, over the bound.
     pub(crate) fn too_many_repairs(&self, n: usize) -> Violation {
-        over(
-            format!("at most {} values sent in the wrong shape", self.max_repairs),
-            format!(
-                "{n} values are in the wrong shape (at most {} are read as meant); send arrays as arrays",
-                self.max_repairs
-            ),
-        )
+        messages::too_many_repairs(n, self.max_repairs)
     }
 
     /// The violation for arguments text of `len` bytes, over the limit.
     pub(crate) fn too_large(&self, len: usize) -> Violation {
-        over(
-            format!("at most {} bytes of arguments", self.max_text_bytes),
-            format!(
-                "the arguments are {len} bytes, over the limit of {}; send shorter values",
-                self.max_text_bytes
-            ),
-        )
+        messages::too_large(len, self.max_text_bytes)
     }
-}
-
-/// A call over a bound: a violation of the whole arguments.
-fn over(expected: String, message: String) -> Violation {
-    Violation::new("", ViolationKind::TooLarge, expected, None, message)
 }
 
 #[cfg(test)]

@@ -19,10 +19,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
-use crate::canonical::Canonicalizer;
-use crate::error::BindError;
+use crate::bind::canonical::Canonicalizer;
+use crate::bind::policy::Policy;
 use crate::export::{Dialect, ExportError};
-use crate::policy::Policy;
+use crate::feedback::BindError;
 use crate::repair::Repair;
 use crate::toolbox::{ToolCall, ToolOutcome, Toolbox};
 
@@ -107,7 +107,7 @@ impl McpServer {
 
     /// Answers a `tools/call`. The text content is the toolbox's message
     /// for the call ([`Toolbox::message`]), so it ends with a repair note
-    /// when the toolbox was built with [`repair_notes(true)`]; a tool whose
+    /// when the toolbox was built with [`with_repair_notes(true)`]; a tool whose
     /// output is an object also gets its output as `structuredContent`.
     /// Every other outcome (a call canon cannot bind, a tool that failed,
     /// panicked, timed out or lacked its context) is a result with `isError: true`
@@ -115,7 +115,7 @@ impl McpServer {
     /// `structuredContent`, which would have to match the tool's output
     /// schema.
     ///
-    /// [`repair_notes(true)`]: Toolbox::repair_notes
+    /// [`with_repair_notes(true)`]: Toolbox::with_repair_notes
     ///
     /// # Errors
     /// The protocol error for an unknown tool (`-32602`).
@@ -128,7 +128,7 @@ impl McpServer {
             .await;
         if let ToolOutcome::NoSuchTool { name, .. } = &result.outcome {
             return Err(ErrorData::invalid_params(
-                format!("Unknown tool: {}", crate::toolbox::name_preview(name)),
+                crate::feedback::messages::mcp_unknown_tool(name),
                 None,
             ));
         }

@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use canon::{tool, Canonicalizer, Tool, ViolationKind};
+use canon::{tool, Canonicalizer, Tool};
+use canon::toolbox::ViolationKind;
 use libfuzzer_sys::fuzz_target;
 
 #[derive(canon::serde::Deserialize, canon::schemars::JsonSchema)]

@@ -1,7 +1,8 @@
 //! Arbitrary JSON schemas exported in every dialect: never a panic.
 #![no_main]
 
-use canon::{Dialect, ToolSpec};
+use canon::export::Dialect;
+use canon::toolbox::ToolSpec;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

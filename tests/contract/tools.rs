@@ -7,7 +7,8 @@ use std::fmt::Debug;
 use std::future::Future;
 use std::marker::PhantomData;
 
-use canon::{tool, Tool, ToolSpec, Toolbox};
+use canon::toolbox::ToolSpec;
+use canon::{tool, Tool, Toolbox};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -163,7 +164,7 @@ pub fn subjects() -> Vec<Subject> {
     ]
 }
 
-fn add(toolbox: &mut Toolbox, tool: impl canon::DynTool + 'static) {
+fn add(toolbox: &mut Toolbox, tool: impl canon::toolbox::DynTool + 'static) {
     // Each toolbox holds one tool: no name can be taken twice.
     let _ = toolbox.add(tool);
 }

@@ -11,7 +11,9 @@
 
 use std::collections::HashMap;
 
-use canon::{tool, JsonTool, ToolAnnotations, ToolSpec, Toolbox};
+use canon::export::ToolAnnotations;
+use canon::toolbox::ToolSpec;
+use canon::{tool, JsonTool, Toolbox};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

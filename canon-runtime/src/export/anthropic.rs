@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::{name_problem, post_order, strict_ref, Refusal};
-use crate::{pointer, walk};
+use crate::schema::{pointer, walk};
 
 /// The characters of a property name besides ASCII letters and digits; the
 /// API refuses a request whose input schema has another

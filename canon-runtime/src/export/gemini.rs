@@ -9,7 +9,7 @@
 use serde_json::{json, Map, Value};
 
 use super::{post_order, resolve, Refusal};
-use crate::walk;
+use crate::schema::walk;
 
 /// The fields of Gemini's `Schema`.
 const FIELDS: [&str; 22] = [

@@ -5,14 +5,13 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{published, Refusal};
-use crate::spec::ToolSpec;
+use super::{published, Declaration, Refusal};
 
 /// Hints about a tool's behaviour, for MCP clients (`annotations`). Every
 /// field is optional; clients treat them as hints, never as guarantees.
 ///
 /// ```
-/// use canon::ToolAnnotations;
+/// use canon::export::ToolAnnotations;
 ///
 /// let hints = ToolAnnotations {
 ///     read_only_hint: Some(true),
@@ -40,7 +39,7 @@ pub struct ToolAnnotations {
     pub open_world_hint: Option<bool>,
 }
 
-pub(super) fn entry(spec: &ToolSpec, input: Value) -> Result<Value, Refusal> {
+pub(super) fn entry(spec: &Declaration<'_>, input: Value) -> Result<Value, Refusal> {
     if input.get("type") != Some(&json!("object")) {
         return Err(Refusal::at(
             "",

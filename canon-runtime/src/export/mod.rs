@@ -16,8 +16,7 @@ use std::fmt;
 
 use serde_json::{json, Map, Value};
 
-use crate::spec::ToolSpec;
-use crate::walk;
+use crate::schema::walk;
 
 pub use mcp::ToolAnnotations;
 
@@ -146,8 +145,52 @@ impl Refusal {
     }
 }
 
+/// What an exporter reads of a tool: its name, words and schemas, with
+/// nothing of how its calls are bound.
+#[derive(Clone, Copy)]
+pub(crate) struct Declaration<'a> {
+    /// The tool's name.
+    pub(crate) name: &'a str,
+    /// What the tool does, for the model.
+    pub(crate) description: &'a str,
+    /// The published input schema.
+    pub(crate) input_schema: &'a Value,
+    /// The published output schema, if any.
+    pub(crate) output_schema: Option<&'a Value>,
+    /// A title for people (MCP).
+    pub(crate) title: Option<&'a str>,
+    /// Hints about the tool's behaviour (MCP).
+    pub(crate) annotations: Option<&'a ToolAnnotations>,
+}
+
+impl Declaration<'_> {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn description(&self) -> &str {
+        self.description
+    }
+
+    fn input_schema(&self) -> &Value {
+        self.input_schema
+    }
+
+    fn output_schema(&self) -> Option<&Value> {
+        self.output_schema
+    }
+
+    fn title(&self) -> Option<&str> {
+        self.title
+    }
+
+    fn annotations(&self) -> Option<&ToolAnnotations> {
+        self.annotations
+    }
+}
+
 /// The declaration of one tool in `dialect`.
-pub(crate) fn export(spec: &ToolSpec, dialect: Dialect) -> Result<Value, ExportError> {
+pub(crate) fn export(spec: &Declaration<'_>, dialect: Dialect) -> Result<Value, ExportError> {
     let fail = |refusal: Refusal| ExportError {
         tool: spec.name().to_owned(),
         dialect,
@@ -347,15 +390,11 @@ pub(crate) fn strict_ref(
 }
 
 /// The local definition a `$ref` names (`#`, `#/$defs/X`, any pointer).
-pub(crate) fn resolve<'r>(root: &'r Value, reference: &str) -> Option<&'r Value> {
-    root.pointer(reference.strip_prefix('#')?)
-}
+pub(crate) use crate::schema::refs::target as resolve;
 
 /// The `type` keyword as a list of names.
 pub(crate) fn types(obj: &Map<String, Value>) -> Vec<&str> {
-    match obj.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
+    obj.get("type")
+        .and_then(crate::schema::types::listed)
+        .unwrap_or_default()
 }

@@ -161,7 +161,7 @@ pub(super) fn make_nullable(schema: &mut Value) {
         );
         return;
     }
-    crate::walk::add_null(obj);
+    crate::schema::walk::add_null(obj);
 }
 
 /// Object nesting depth, and the totals of properties and enum values.
@@ -200,12 +200,12 @@ fn limits(
     }
     let nested = depth + usize::from(obj.contains_key("properties"));
     for (key, sub) in obj {
-        let at = format!("{at}/{}", crate::pointer::escape(key));
+        let at = format!("{at}/{}", crate::schema::pointer::escape(key));
         match (key.as_str(), sub) {
             ("properties" | "$defs" | "definitions", Value::Object(subs)) => {
                 let next = if key == "properties" { nested } else { 1 };
                 for (name, sub) in subs {
-                    let at = format!("{at}/{}", crate::pointer::escape(name));
+                    let at = format!("{at}/{}", crate::schema::pointer::escape(name));
                     limits(sub, &at, next, totals)?;
                 }
             }

@@ -8,11 +8,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::context::CallContext;
-use crate::error::{BindError, CallError};
-use crate::policy::Policy;
-use crate::repair::Bound;
-use crate::spec::ToolSpec;
+use crate::bind::policy::Policy;
+use crate::feedback::{BindError, CallError};
+use crate::repair::{Bound, Repair};
+use crate::toolbox::context::CallContext;
+use crate::toolbox::spec::ToolSpec;
 
 /// A tool a model can call: a name, a description, an input schema, and a
 /// function run on arguments bound tolerantly from the model's JSON.
@@ -23,7 +23,8 @@ use crate::spec::ToolSpec;
 /// [`run`](Tool::run), and every other method follows.
 ///
 /// ```
-/// use canon::{Tool, ToolSpec};
+/// use canon::Tool;
+/// use canon::toolbox::ToolSpec;
 /// use std::sync::OnceLock;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -85,8 +86,8 @@ pub trait Tool: Send + Sync {
     /// [`Toolbox`](crate::Toolbox) before it is stopped and reported as
     /// [`ToolOutcome::TimedOut`](crate::ToolOutcome::TimedOut); `None` (the
     /// default) leaves it to the toolbox's default
-    /// ([`Toolbox::timeout`](crate::Toolbox::timeout)), and
-    /// [`Toolbox::timeout_for`](crate::Toolbox::timeout_for) overrides it.
+    /// ([`Toolbox::with_timeout`](crate::Toolbox::with_timeout)), and
+    /// [`Toolbox::with_timeout_for`](crate::Toolbox::with_timeout_for) overrides it.
     /// `#[tool(timeout = "30s")]` sets it.
     ///
     /// ```
@@ -175,16 +176,66 @@ pub trait Tool: Send + Sync {
         Self: Sized,
     {
         async move {
-            let bound = self.bind(&args)?;
+            let bound = self.bind(&args);
             drop(args);
-            let output = self.run(bound.args).await.map_err(|e| CallError::Failed {
-                tool: self.name().to_owned(),
-                message: e.to_string(),
-            })?;
-            serde_json::to_value(output).map_err(|e| CallError::Output {
-                tool: self.name().to_owned(),
-                message: e.to_string(),
-            })
+            run_bound(self, bound, None).await.into_result(self.name())
+        }
+    }
+}
+
+/// What became of a call after binding: the one path from bound arguments
+/// to a serialized output, shared by [`Tool::call`] and every toolbox call
+/// (the MCP server's among them).
+pub(crate) enum Run {
+    /// The tool ran and its output serialized.
+    Ran { output: Value, repairs: Vec<Repair> },
+    /// The arguments were not bound.
+    Rejected(BindError),
+    /// The tool returned an error, with its text.
+    Failed(String),
+    /// The tool's output did not serialize, with serde's reason.
+    Unserializable(String),
+}
+
+/// Runs `tool` on the arguments it has bound (with `context` when the call
+/// came through a toolbox), and serializes its output; or says why the
+/// arguments were not bound.
+pub(crate) async fn run_bound<T: Tool + ?Sized>(
+    tool: &T,
+    bound: Result<Bound<T::Args>, BindError>,
+    context: Option<&CallContext>,
+) -> Run {
+    let Bound { args, repairs } = match bound {
+        Ok(bound) => bound,
+        Err(error) => return Run::Rejected(error),
+    };
+    let ran = match context {
+        Some(context) => tool.run_with(args, context).await,
+        None => tool.run(args).await,
+    };
+    match ran {
+        Ok(output) => match serde_json::to_value(output) {
+            Ok(output) => Run::Ran { output, repairs },
+            Err(e) => Run::Unserializable(e.to_string()),
+        },
+        Err(e) => Run::Failed(e.to_string()),
+    }
+}
+
+impl Run {
+    /// The run as [`Tool::call`] returns it, for the tool named `tool`.
+    pub(crate) fn into_result(self, tool: &str) -> Result<Value, CallError> {
+        match self {
+            Run::Ran { output, .. } => Ok(output),
+            Run::Rejected(error) => Err(CallError::Rejected(error)),
+            Run::Failed(message) => Err(CallError::Failed {
+                tool: tool.to_owned(),
+                message,
+            }),
+            Run::Unserializable(message) => Err(CallError::Output {
+                tool: tool.to_owned(),
+                message,
+            }),
         }
     }
 }

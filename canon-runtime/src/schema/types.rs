@@ -1,5 +1,6 @@
 //! JSON types as bits, as JSON Schema's `type` keyword names them: what a
-//! schema admits and what a value is, compared with one `&`.
+//! schema admits and what a value is, compared with one `&`; and the one
+//! reader of the `type` keyword.
 
 use serde_json::Value;
 
@@ -42,5 +43,35 @@ pub(crate) fn of(value: &Value) -> u8 {
         Value::String(_) => STRING,
         Value::Array(_) => ARRAY,
         Value::Object(_) => OBJECT,
+    }
+}
+
+/// The names a `type` keyword gives: its one name, or each string of its
+/// array (other members are skipped). `None` when it is neither a string
+/// nor an array.
+pub(crate) fn listed(keyword: &Value) -> Option<Vec<&str>> {
+    match keyword {
+        Value::String(t) => Some(vec![t.as_str()]),
+        Value::Array(ts) => Some(ts.iter().filter_map(Value::as_str).collect()),
+        _ => None,
+    }
+}
+
+/// The names `schema`'s `type` keyword gives ([`listed`]); `None` when it
+/// has none (or one of another form).
+pub(crate) fn names(schema: &Value) -> Option<Vec<&str>> {
+    listed(schema.get("type")?)
+}
+
+/// The bits `schema`'s `type` keyword admits: all of them when it has
+/// none; `None` when the keyword is malformed or names an unknown type.
+pub(crate) fn admitted(schema: &Value) -> Option<u8> {
+    match schema.get("type") {
+        None => Some(ALL),
+        Some(Value::String(t)) => named(t),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .try_fold(0, |bits, t| t.as_str().and_then(named).map(|b| bits | b)),
+        Some(_) => None,
     }
 }

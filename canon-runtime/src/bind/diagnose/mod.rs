@@ -7,6 +7,9 @@
 //! accepts the call but the Rust type still does not, serde's error is
 //! reported at its path.
 
+pub(crate) mod prune;
+
+use crate::schema::MAX_DEPTH;
 use std::collections::HashSet;
 
 use jsonschema::error::ValidationErrorKind;
@@ -14,34 +17,31 @@ use jsonschema::ValidationError;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::{JsonType, Received, Violation, ViolationKind};
-use crate::pointer;
-use crate::rule::Verdict;
-use crate::spec::ToolSpec;
-use crate::tolerant::{Ctx, Mode};
+use crate::bind::rule::Verdict;
+use crate::bind::tolerant::{Ctx, Mode};
+use crate::feedback::violations::{list_text_message, serde_message, uncounted, unknown_message};
+use crate::feedback::{JsonType, Received, Violation, ViolationKind};
+use crate::schema::plan::Plan;
+use crate::schema::pointer;
+use crate::schema::refs::{non_null, properties, resolve, schema_at};
 
-/// The longest unknown name, in bytes, for which the closest declared name
-/// is looked for.
-pub(crate) const MAX_SUGGESTED_NAME_BYTES: usize = 128;
-
-/// Longest `$ref` chain followed when describing a schema.
-const MAX_REF_HOPS: usize = 32;
-
-/// The violations of `value` against `spec`, sorted by pointer: at most
-/// `cap` of them, and how many more were found.
+/// The violations of `value` against the published `schema` (its `plan`,
+/// and its `validator` when it compiles), sorted by pointer: at most `cap`
+/// of them, and how many more were found.
 pub(crate) fn violations<T: DeserializeOwned>(
-    spec: &ToolSpec,
+    plan: &Plan,
+    schema: &Value,
+    validator: Option<&jsonschema::Validator>,
     value: &Value,
     cap: usize,
 ) -> (Vec<Violation>, usize) {
-    let ctx = Ctx::new(spec.plan(), Mode::Collect);
+    let ctx = Ctx::new(plan, Mode::Collect);
     let repaired: Value = match ctx.deserialize(value) {
         Ok(repaired) => repaired,
         Err(_) => value.clone(),
     };
     let (_, refused) = ctx.into_parts();
-    let schema = spec.input_schema();
-    let (mut out, mut more) = explain(schema, spec.validator(), &repaired, refused, cap);
+    let (mut out, mut more) = explain(schema, validator, &repaired, refused, cap);
     if !out
         .iter()
         .any(|v| v.kind == ViolationKind::SchemaAsArguments)
@@ -99,7 +99,10 @@ pub(crate) fn explain(
     let mut found = Found::new(cap, skip);
     let mut exact = true;
     if let Some(validator) = validator {
-        if crate::prune::nodes_over(repaired, crate::prune::LARGE_CALL_NODES) {
+        if crate::bind::diagnose::prune::nodes_over(
+            repaired,
+            crate::bind::diagnose::prune::LARGE_CALL_NODES,
+        ) {
             exact = explain_large(schema, validator, repaired, &mut found);
         } else {
             for error in validator.iter_errors(repaired) {
@@ -224,7 +227,7 @@ fn explain_large(
     found: &mut Found,
 ) -> bool {
     use ValidationErrorKind as K;
-    let pruned = crate::prune::Pruned::of(repaired, found.cap);
+    let pruned = crate::bind::diagnose::prune::Pruned::of(repaired, found.cap);
     {
         let cut: HashSet<&str> = pruned.cuts.iter().map(|(at, _)| at.as_str()).collect();
         for error in validator.iter_errors(&pruned.value) {
@@ -247,7 +250,9 @@ fn explain_large(
             }
         }
     }
-    let (tail, exact) = pruned.tail_errors(schema, validator, repaired, &found.refused);
+    let (tail, exact) = pruned.tail_errors(schema, validator, repaired, |at, i| {
+        found.refused.has_item(at, i)
+    });
     found.more += tail;
     exact
 }
@@ -292,77 +297,6 @@ fn whole_array(root: &Value, at: &str, items: &[Value]) -> Vec<Violation> {
         }
     }
     out
-}
-
-/// Whether the schema of the array at `at` gives `prefixItems` (or cannot
-/// be told).
-pub(crate) fn has_prefix_items(root: &Value, at: &str) -> bool {
-    schema_at(root, at)
-        .map(|s| non_null(root, resolve(root, s)))
-        .is_none_or(|s| s.get("prefixItems").is_some())
-}
-
-/// A validator of the items of the array at `at` (its `items` schema, with
-/// the root's definitions), when the array's schema has no `prefixItems`
-/// and such a validator compiles.
-pub(crate) fn item_validator(root: &Value, at: &str) -> Option<jsonschema::Validator> {
-    let array = non_null(root, resolve(root, schema_at(root, at)?));
-    if array.get("prefixItems").is_some() {
-        return None;
-    }
-    let items = array.get("items")?;
-    // A reference into anything but the definitions (`#`, say) would mean
-    // something else from the wrapper.
-    fn definitions_only(schema: &Value, depth: usize) -> bool {
-        match schema {
-            _ if depth > 64 => false,
-            Value::Object(members) => members.iter().all(|(key, value)| match value {
-                Value::String(target) if key == "$ref" || key == "$dynamicRef" => {
-                    target.starts_with("#/$defs/") || target.starts_with("#/definitions/")
-                }
-                other => definitions_only(other, depth + 1),
-            }),
-            Value::Array(items) => items.iter().all(|item| definitions_only(item, depth + 1)),
-            _ => true,
-        }
-    }
-    if !definitions_only(items, 0) || items.get("$id").is_some() {
-        return None;
-    }
-    let mut defs = match root.get("$defs") {
-        Some(Value::Object(defs)) => defs.clone(),
-        Some(_) => return None,
-        None => serde_json::Map::new(),
-    };
-    const ITEM: &str = "canon-item";
-    if defs.contains_key(ITEM) {
-        return None;
-    }
-    defs.insert(ITEM.to_owned(), items.clone());
-    let mut wrapper = serde_json::Map::new();
-    for keyword in ["$schema", "definitions"] {
-        if let Some(value) = root.get(keyword) {
-            wrapper.insert(keyword.to_owned(), value.clone());
-        }
-    }
-    wrapper.insert("$defs".to_owned(), Value::Object(defs));
-    wrapper.insert("$ref".to_owned(), Value::from(format!("#/$defs/{ITEM}")));
-    jsonschema::options()
-        .should_validate_formats(true)
-        .build(&Value::Object(wrapper))
-        .ok()
-}
-
-/// Said of a call too large to count every violation in.
-fn uncounted() -> Violation {
-    Violation::new(
-        "",
-        ViolationKind::Invalid,
-        "arguments that match the schema",
-        None,
-        "the call is too large to count every violation in; fix those listed \
-         and the items like them",
-    )
 }
 
 /// Sorts by pointer and keeps one violation of each message at a pointer:
@@ -442,39 +376,6 @@ pub(crate) fn rust_type<T: DeserializeOwned>(
     (out, more)
 }
 
-/// The violations for members the JSON text gives twice, at `pointers`.
-pub(crate) fn duplicates(pointers: Vec<String>) -> Vec<Violation> {
-    pointers
-        .into_iter()
-        .map(|at| {
-            let what = if at.matches('/').count() == 1 {
-                "parameter"
-            } else {
-                "property"
-            };
-            Violation::new(
-                at,
-                ViolationKind::Duplicate,
-                format!("the {what} once"),
-                None,
-                format!("this {what} is given more than once; send it once"),
-            )
-        })
-        .collect()
-}
-
-/// The violation for JSON text that is not even JSON.
-pub(crate) fn malformed(error: &serde_json::Error) -> Violation {
-    let cause = strip_position(&error.to_string());
-    Violation::new(
-        "",
-        ViolationKind::Malformed,
-        "a JSON object",
-        None,
-        format!("the arguments are not valid JSON ({cause}); send one JSON object"),
-    )
-}
-
 fn refused_string(schema: &Value, value: &Value, at: String, verdict: Verdict) -> Violation {
     let expected = schema_at(schema, &at)
         .map(|s| describe(schema, s))
@@ -507,12 +408,6 @@ fn refused_string(schema: &Value, value: &Value, at: String, verdict: Verdict) -
     Violation::new(at, kind, expected, received, message)
 }
 
-fn list_text_message(expected: &str) -> String {
-    format!(
-        "expected {expected}, got a string holding the text of a list; send the array itself, not a string"
-    )
-}
-
 /// What the items of an array position are, for an example built from a
 /// comma-separated string.
 #[derive(Clone, Copy, PartialEq)]
@@ -525,10 +420,10 @@ enum Items {
 
 /// The comma-separated `text` as the array that was probably meant, for
 /// the model to see: `["points", "assists", "minutes"]`, at most
-/// [`PREVIEW_CHARS`](crate::error::PREVIEW_CHARS) characters (whole
+/// [`PREVIEW_CHARS`](crate::feedback::PREVIEW_CHARS) characters (whole
 /// elements, then `…`).
 fn split_example(text: &str, items: Items) -> String {
-    const MAX: usize = crate::error::PREVIEW_CHARS;
+    const MAX: usize = crate::feedback::PREVIEW_CHARS;
     let mut out = String::from("[");
     let mut used = 1;
     let mut first = true;
@@ -546,7 +441,7 @@ fn split_example(text: &str, items: Items) -> String {
         // Room for `, …]` after this element, unless it is the last.
         if used + n + 4 > MAX {
             if first {
-                out.push_str(&crate::error::cut(&shown, MAX - 6));
+                out.push_str(&crate::feedback::cut(&shown, MAX - 6));
                 out.push_str(", …]");
             } else {
                 out.push_str(", …]");
@@ -573,17 +468,13 @@ fn string_for_array(
     received: &Option<Received>,
 ) -> Option<Violation> {
     let text = value.as_str()?;
-    let types: Vec<&str> = match holder.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => return None,
-    };
+    let types = crate::schema::types::names(holder)?;
     if !types.contains(&"array") || types.contains(&"string") {
         return None;
     }
-    let (kind, message) = if crate::rule::is_list_text(text) {
+    let (kind, message) = if crate::bind::rule::is_list_text(text) {
         (ViolationKind::JsonText, list_text_message(expected))
-    } else if crate::rule::is_comma_list(text) {
+    } else if crate::bind::rule::is_comma_list(text) {
         let items = match holder.get("items").and_then(|i| i.get("type")) {
             Some(Value::String(t)) if matches!(t.as_str(), "number" | "integer" | "boolean") => {
                 Some(Items::Scalars)
@@ -973,9 +864,6 @@ fn out_of_format(
     ))
 }
 
-/// Longest walk into a call looking for numbers out of range.
-const MAX_RANGE_DEPTH: usize = 128;
-
 /// The numbers of `value` outside the range of their position's Rust type
 /// (`format: uint32`, `int8`, `float`, ...), which JSON Schema does not
 /// check: negative (even `-0.0`) for an unsigned type, fractional for an
@@ -1006,7 +894,7 @@ fn walk_ranges(
     depth: usize,
     out: &mut Ranges,
 ) {
-    if depth > MAX_RANGE_DEPTH {
+    if depth > MAX_DEPTH {
         return;
     }
     let schema = non_null(root, resolve(root, schema));
@@ -1095,23 +983,6 @@ fn whole_float_for_integer(root: &Value, at: &str, value: &Value) -> Option<Viol
     ))
 }
 
-/// The violation for a number in the JSON text that is beyond what a JSON
-/// number can carry here (`1e400`: serde_json's "number out of range"), at
-/// `at`, with its text when known.
-pub(crate) fn number_out_of_range(at: String, text: Option<&str>) -> Violation {
-    let expected = format!("a number from {:e} to {:e}", f64::MIN, f64::MAX);
-    let received = text.map(|t| Received {
-        json_type: JsonType::Number,
-        preview: crate::error::preview(t),
-    });
-    let got = match &received {
-        Some(r) => format!("got {}, which is out of range", r.phrase()),
-        None => "got a number out of that range".to_owned(),
-    };
-    let message = format!("expected {expected}, {got}");
-    Violation::new(at, ViolationKind::Constraint, expected, received, message)
-}
-
 /// An unknown member `name` of the object at `at`, whose schema is `object`.
 fn unknown(root: &Value, object: &Value, at: &str, name: &str) -> Violation {
     let known: Vec<&str> = properties(root, object)
@@ -1153,102 +1024,6 @@ fn constraint(kind: &ValidationErrorKind) -> Option<String> {
     })
 }
 
-/// The candidate most like `name`, if one is close enough to be what was
-/// meant (Jaro-Winkler similarity of at least 0.75).
-pub(crate) fn closest<'c>(
-    name: &str,
-    candidates: impl Iterator<Item = &'c str>,
-) -> Option<&'c str> {
-    candidates
-        .map(|c| (strsim::jaro_winkler(name, c), c))
-        .filter(|(score, _)| *score >= 0.75)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
-}
-
-/// `what` is the word for a member, singular and plural.
-fn unknown_message(what: (&str, &str), name: &str, known: &[&str]) -> String {
-    let (one, many) = what;
-    // A long name is no near miss, and comparing it would cost its length.
-    let near = if name.len() <= MAX_SUGGESTED_NAME_BYTES {
-        closest(name, known.iter().copied())
-    } else {
-        None
-    };
-    match (near, known) {
-        (Some(k), _) => format!("unknown {one}; did you mean `{k}`?"),
-        (None, []) if one == "parameter" => {
-            "unknown parameter; this tool takes no parameters".into()
-        }
-        (None, []) => format!("unknown {one}; this object takes no {many}"),
-        (None, known) => {
-            let list: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
-            format!("unknown {one}; the {many} are {}", list.join(", "))
-        }
-    }
-}
-
-/// Follows `$ref` (local pointers only) from `schema`.
-fn resolve<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
-    for _ in 0..MAX_REF_HOPS {
-        match schema
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix('#'))
-            .and_then(|p| root.pointer(p))
-        {
-            Some(target) => schema = target,
-            None => break,
-        }
-    }
-    schema
-}
-
-fn properties<'s>(
-    root: &'s Value,
-    schema: &'s Value,
-) -> Option<&'s serde_json::Map<String, Value>> {
-    resolve(root, schema).get("properties")?.as_object()
-}
-
-/// The schema of the instance position `at`, through properties, items
-/// (and `prefixItems`), `additionalProperties`, `$ref` and the non-null
-/// branch of a nullable union.
-fn schema_at<'s>(root: &'s Value, at: &str) -> Option<&'s Value> {
-    let mut schema = root;
-    for token in pointer::tokens(at) {
-        schema = non_null(root, resolve(root, schema));
-        let index = token.parse::<usize>().ok();
-        let prefix = index.and_then(|i| schema.get("prefixItems")?.get(i));
-        schema = match schema.get("properties").and_then(|p| p.get(&token)) {
-            Some(sub) => sub,
-            None => match (index, prefix, schema.get("items")) {
-                (Some(_), Some(item), _) => item,
-                (Some(_), None, Some(items)) => items,
-                _ => schema
-                    .get("additionalProperties")
-                    .filter(|s| s.is_object())?,
-            },
-        };
-    }
-    Some(schema)
-}
-
-/// The only non-`null` branch of an `anyOf`/`oneOf`, or the schema itself.
-fn non_null<'s>(root: &'s Value, schema: &'s Value) -> &'s Value {
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = schema.get(key) {
-            let mut rest = branches
-                .iter()
-                .filter(|b| resolve(root, b).get("type") != Some(&Value::from("null")));
-            if let (Some(only), None) = (rest.next(), rest.next()) {
-                return resolve(root, only);
-            }
-        }
-    }
-    schema
-}
-
 /// What an empty `enum` (or a `false` schema) accepts.
 const NOTHING: &str = "nothing (no value is allowed here)";
 
@@ -1282,10 +1057,8 @@ fn describe_at(root: &Value, schema: &Value, depth: usize) -> String {
             return parts.join(" or ");
         }
     }
-    let types: Vec<&str> = match schema.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => return "any value".to_owned(),
+    let Some(types) = crate::schema::types::names(schema) else {
+        return "any value".to_owned();
     };
     let mut parts: Vec<String> = types
         .iter()
@@ -1438,41 +1211,10 @@ fn serde_pointer(path: &serde_path_to_error::Path) -> String {
     out
 }
 
-/// serde's reason, retold without quoting the value in full: `invalid
-/// value: integer `5000000000`, expected u32` becomes `invalid value: got
-/// the number 5000000000, expected u32` (the value as its 64-character
-/// preview). A reason of another form is cut to 160 characters.
-fn serde_message(raw: &str, received: Option<&Received>) -> String {
-    let raw = strip_position(raw);
-    if let (Some((cause, _)), Some((_, hint)), Some(received)) = (
-        raw.split_once(": "),
-        raw.rsplit_once(", expected "),
-        received,
-    ) {
-        if cause.len() <= 32 && !cause.contains('`') {
-            return format!("{cause}: got {}, expected {hint}", received.phrase());
-        }
-    }
-    const MAX: usize = 160;
-    if raw.chars().count() <= MAX {
-        return raw;
-    }
-    let mut cut: String = raw.chars().take(MAX - 1).collect();
-    cut.push('…');
-    cut
-}
-
-/// Drops serde_json's ` at line 1 column 37`: noise to a model.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(cut) if message[cut..].contains(" column ") => message[..cut].to_owned(),
-        _ => message.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::feedback::violations::*;
     use serde_json::json;
 
     #[test]
@@ -1485,10 +1227,10 @@ mod tests {
         let schema = json!({"type": "object", "properties": properties, "required": names});
         let validator = jsonschema::validator_for(&schema).unwrap();
         let work = |data: Value| {
-            crate::error::PREVIEW_WORK.with(|w| w.set(0));
+            crate::feedback::PREVIEW_WORK.with(|w| w.set(0));
             let (found, more) = explain(&schema, Some(&validator), &data, Vec::new(), 1000);
             assert_eq!((found.len(), more), (999, 0));
-            crate::error::PREVIEW_WORK.with(|w| w.get())
+            crate::feedback::PREVIEW_WORK.with(|w| w.get())
         };
         let small = work(json!({"p0000": "x", "data": "d"}));
         let large = work(json!({"p0000": "x", "data": "d".repeat(512 << 10)}));

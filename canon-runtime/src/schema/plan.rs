@@ -8,7 +8,7 @@
 //! position are pruned, so binding walks only the parts of a call that could
 //! need a repair.
 //!
-//! A [`ToolSpec`](crate::ToolSpec) binds with a *binding plan*, which also
+//! A [`ToolSpec`](crate::toolbox::ToolSpec) binds with a *binding plan*, which also
 //! keeps every array and object position (guards: the single pass counts
 //! their depth and checks objects' keys for repeats there), and follows
 //! what the schema leaves open (no `type`, members not closed by
@@ -17,20 +17,17 @@
 //! tolerant position (a property test holds the two plans to the same
 //! positions).
 
+use crate::schema::MAX_DEPTH;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
 
 use std::sync::Arc;
 
-use crate::constraint::{Assert, Rules};
-use crate::policy::Policy;
+use crate::bind::policy::Policy;
 use crate::repair::RepairRule;
-use crate::types as ty;
-
-/// Schemas nested deeper than this (without going through a `$ref`) are
-/// treated as "accepts anything": no position below them is tolerant.
-const MAX_SCHEMA_DEPTH: usize = 128;
+use crate::schema::constraint::{Assert, Rules};
+use crate::schema::types as ty;
 
 /// Index of a node in a [`Plan`].
 pub(crate) type NodeId = u32;
@@ -180,7 +177,7 @@ pub(crate) enum Member<'p> {
 /// `[s]`.
 ///
 /// ```
-/// use canon::Plan;
+/// use canon::toolbox::Plan;
 /// use serde_json::json;
 ///
 /// let plan = Plan::compile(&json!({
@@ -217,7 +214,8 @@ impl Plan {
     /// for optional properties that do not admit `null`).
     ///
     /// ```
-    /// use canon::{Plan, Policy, RepairRule};
+    /// use canon::{Policy, RepairRule};
+    /// use canon::toolbox::Plan;
     /// use serde_json::json;
     ///
     /// let schema = json!({
@@ -232,7 +230,7 @@ impl Plan {
         Compiler::new(schema, false).compile(policy)
     }
 
-    /// The plan a [`ToolSpec`](crate::ToolSpec) binds with: the core rule's
+    /// The plan a [`ToolSpec`](crate::toolbox::ToolSpec) binds with: the core rule's
     /// tolerant positions, and guards on every array and object position of
     /// the schema, so that the single pass over a call counts its nesting
     /// (the depth bound of [`Limits`](crate::Limits)) and checks each
@@ -437,7 +435,7 @@ impl<'s> Compiler<'s> {
     }
 
     fn schema(&mut self, schema: &'s Value, depth: usize) -> usize {
-        if depth > MAX_SCHEMA_DEPTH {
+        if depth > MAX_DEPTH {
             return self.anything();
         }
         let obj = match schema {
@@ -452,7 +450,7 @@ impl<'s> Compiler<'s> {
         let structural = ["properties", "items", "additionalProperties"]
             .iter()
             .any(|k| obj.contains_key(*k))
-            || (self.guard && crate::constraint::asserts(obj));
+            || (self.guard && crate::schema::constraint::asserts(obj));
         let applicators = ["$ref", "anyOf", "oneOf", "allOf"]
             .iter()
             .any(|k| obj.contains_key(*k));
@@ -507,11 +505,9 @@ impl<'s> Compiler<'s> {
         if let Some(&id) = self.refs.get(reference) {
             return id;
         }
-        let target = reference
-            .strip_prefix('#')
-            .and_then(|pointer| self.root.pointer(pointer));
-        let Some(target) = target else {
-            // Another document, or a dangling pointer: leave it alone.
+        let Some(target) = crate::schema::refs::target(self.root, reference) else {
+            // Another document, an anchor or a dangling pointer: leave it
+            // alone.
             let id = self.anything();
             self.refs.insert(reference, id);
             return id;
@@ -602,17 +598,14 @@ impl<'s> Compiler<'s> {
 
     /// True when every value `schema` accepts is a string.
     fn strings_only(&self, schema: &'s Value, depth: usize) -> bool {
-        if depth > MAX_SCHEMA_DEPTH {
+        if depth > MAX_DEPTH {
             return false;
         }
         let Value::Object(obj) = schema else {
             return false;
         };
         if let Some(Value::String(reference)) = obj.get("$ref") {
-            let target = reference
-                .strip_prefix('#')
-                .and_then(|pointer| self.root.pointer(pointer));
-            return match target {
+            return match crate::schema::refs::target(self.root, reference) {
                 Some(target) => self.strings_only(target, depth + 1),
                 None => false,
             };
@@ -888,7 +881,7 @@ impl<'r> Builder<'r> {
                         || children.additional.is_some_and(|a| keep(&a))
                 })
                 .map(|(name, id, optional)| Property {
-                    token: crate::pointer::escape(&name).into(),
+                    token: crate::schema::pointer::escape(&name).into(),
                     drop_null: drop_null(id, optional),
                     name,
                     id,
@@ -915,11 +908,7 @@ impl<'r> Builder<'r> {
 
 /// The `type` keyword as a set, or `None` when absent or malformed.
 fn type_set(schema: &Value) -> Option<BTreeSet<&str>> {
-    match schema.get("type")? {
-        Value::String(t) => Some(BTreeSet::from([t.as_str()])),
-        Value::Array(ts) => Some(ts.iter().filter_map(Value::as_str).collect()),
-        _ => None,
-    }
+    Some(ty::names(schema)?.into_iter().collect())
 }
 
 /// The JSON types `schema` admits, from `type` (all when absent) narrowed by

@@ -5,9 +5,9 @@
 use serde::de::IgnoredAny;
 use serde_json::{Number, Value};
 
-use crate::plan::{Node, TEXT_ARRAY, TEXT_BOOL, TEXT_INTEGER, TEXT_NUMBER, TEXT_OBJECT};
-use crate::policy::Policy;
+use crate::bind::policy::Policy;
 use crate::repair::RepairRule;
+use crate::schema::plan::{Node, TEXT_ARRAY, TEXT_BOOL, TEXT_INTEGER, TEXT_NUMBER, TEXT_OBJECT};
 
 /// What a string at a plan position becomes under a policy.
 #[derive(Debug, PartialEq)]

@@ -1,5 +1,26 @@
-//! A toolbox: the tools an agent offers, dispatched by name, one call or a
-//! batch at a time.
+//! Running tools, and the parts of a call: the [`Toolbox`] that dispatches
+//! calls by name, one or a batch at a time; a tool's [`ToolSpec`] and
+//! binding [`Plan`]; what a call carries ([`CallContext`], [`Arguments`])
+//! and what becomes of it ([`ToolOutcome`], [`ToolMessage`],
+//! [`ToolStats`]); and the details of a refused call ([`ViolationKind`],
+//! [`Received`]) or of a schema that cannot be bound ([`SchemaError`]).
+//!
+//! The items used in nearly every program ([`Toolbox`], [`ToolCall`],
+//! [`ToolOutcome`], [`CallResult`]) are also at the crate root.
+
+pub(crate) mod context;
+pub(crate) mod json_tool;
+pub(crate) mod spec;
+pub(crate) mod tool;
+
+pub use crate::bind::canonical::{CanonicalizerOptions, SchemaError};
+pub use crate::bind::policy::UnknownRule;
+pub use crate::feedback::{CallError, JsonType, Received, ViolationKind, PREVIEW_CHARS};
+pub use crate::schema::plan::Plan;
+pub use context::{CallContext, ContextError};
+pub use spec::ToolSpec;
+
+use tool::{run_bound, Run};
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -15,14 +36,12 @@ use futures_util::FutureExt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::context::CallContext;
-use crate::error::BindError;
+use crate::bind::policy::Policy;
 use crate::export::{Dialect, ExportError};
+use crate::feedback::BindError;
 use crate::limits::Limits;
-use crate::policy::Policy;
-use crate::repair::{Bound, Repair, RepairRule};
-use crate::spec::ToolSpec;
-use crate::tool::Tool;
+use crate::repair::{Repair, RepairRule};
+use crate::toolbox::tool::Tool;
 
 /// A future a [`Toolbox`] can hold, whatever tool produced it.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -91,7 +110,11 @@ impl<T: Tool> DynTool for T {
         context: &'a CallContext,
         policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(async move { run_bound(self, self.bind_with(args, policy), context).await })
+        Box::pin(async move {
+            run_bound(self, self.bind_with(args, policy), Some(context))
+                .await
+                .into()
+        })
     }
 
     fn invoke_text<'a>(
@@ -100,30 +123,25 @@ impl<T: Tool> DynTool for T {
         context: &'a CallContext,
         policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(async move { run_bound(self, self.bind_str_with(text, policy), context).await })
+        Box::pin(async move {
+            run_bound(self, self.bind_str_with(text, policy), Some(context))
+                .await
+                .into()
+        })
     }
 }
 
-/// Runs a tool on arguments it has bound, or reports why they were not.
-async fn run_bound<T: Tool>(
-    tool: &T,
-    bound: Result<Bound<T::Args>, BindError>,
-    context: &CallContext,
-) -> ToolOutcome {
-    let Bound { args, repairs } = match bound {
-        Ok(bound) => bound,
-        Err(error) => return ToolOutcome::Rejected(error),
-    };
-    match tool.run_with(args, context).await {
-        Ok(output) => match serde_json::to_value(output) {
-            Ok(output) => ToolOutcome::Ran { output, repairs },
-            Err(e) => ToolOutcome::Failed {
-                message: format!("its output could not be serialized: {e}"),
+impl From<Run> for ToolOutcome {
+    /// The run as a toolbox reports it.
+    fn from(run: Run) -> ToolOutcome {
+        match run {
+            Run::Ran { output, repairs } => ToolOutcome::Ran { output, repairs },
+            Run::Rejected(error) => ToolOutcome::Rejected(error),
+            Run::Failed(message) => ToolOutcome::Failed { message },
+            Run::Unserializable(reason) => ToolOutcome::Failed {
+                message: messages::unserializable(&reason),
             },
-        },
-        Err(e) => ToolOutcome::Failed {
-            message: e.to_string(),
-        },
+        }
     }
 }
 
@@ -197,14 +215,14 @@ pub enum ToolOutcome {
     Failed {
         /// The tool's error text; for a panic, `the tool panicked: ` and the
         /// panic's own text. The model is shown a panic's text only when
-        /// the toolbox allows it ([`Toolbox::panic_messages`]); otherwise
+        /// the toolbox allows it ([`Toolbox::with_panic_messages`]); otherwise
         /// it is told the tool failed unexpectedly. The model reads the
         /// text escaped onto one line and bounded as [`Toolbox::message`]
         /// says; this field keeps it as the tool gave it.
         message: String,
     },
     /// The call did not finish within its timeout (see
-    /// [`Toolbox::timeout`]) and was stopped: an async tool at the await it
+    /// [`Toolbox::with_timeout`]) and was stopped: an async tool at the await it
     /// was waiting on; a sync tool's thread runs on, and its result is
     /// discarded.
     TimedOut {
@@ -256,7 +274,7 @@ impl CallResult {
     /// that needed repairs ends with one line saying what to send instead.
     /// A tool that panicked is said to have failed unexpectedly, without
     /// the panic's text (which [`Toolbox::message`] shows only with
-    /// [`Toolbox::panic_messages`]).
+    /// [`Toolbox::with_panic_messages`]).
     ///
     /// The output (or the tool's error text) is shown up to
     /// [`Limits::max_output_bytes`] of the default [`Limits`]; use
@@ -275,60 +293,24 @@ impl CallResult {
         max_output_bytes: usize,
     ) -> ToolMessage {
         let text = match &self.outcome {
-            ToolOutcome::Ran { output, repairs } => {
-                let mut text = match output {
-                    Value::String(s) => shown(s, max_output_bytes, Shown::Output),
-                    other => {
-                        let json = other.to_string();
-                        if json.len() <= max_output_bytes {
-                            json
-                        } else {
-                            shown(&json, max_output_bytes, Shown::Output)
-                        }
-                    }
-                };
-                if repair_notes && !repairs.is_empty() {
-                    text.push('\n');
-                    text.push_str(&repair_note(repairs));
-                }
-                text
-            }
+            ToolOutcome::Ran { output, repairs } => messages::output(
+                output,
+                repair_notes.then_some(&repairs[..]),
+                max_output_bytes,
+            ),
             ToolOutcome::Rejected(error) => error.to_string(),
             ToolOutcome::Failed { message } if !panic_messages && message.starts_with(PANICKED) => {
-                format!("The tool `{}` failed unexpectedly.", self.name)
+                messages::failed_unexpectedly(&self.name)
             }
             ToolOutcome::Failed { message } => {
-                format!(
-                    "The tool `{}` failed: {}",
-                    self.name,
-                    shown(message, max_output_bytes, Shown::Error)
-                )
+                messages::failed(&self.name, message, max_output_bytes)
             }
-            ToolOutcome::TimedOut { after } => format!(
-                "The tool `{}` did not finish within {} and was stopped.",
-                self.name,
-                readable(*after)
-            ),
+            ToolOutcome::TimedOut { after } => messages::timed_out(&self.name, *after),
             ToolOutcome::NoSuchTool {
                 name,
                 closest,
                 available,
-            } => {
-                let list: Vec<String> = available.iter().map(|n| format!("`{n}`")).collect();
-                let hint = match closest {
-                    Some(c) => format!(" Did you mean `{c}`?"),
-                    None => String::new(),
-                };
-                format!(
-                    "There is no tool named `{}`.{hint} The tools are {}.",
-                    name_preview(name),
-                    if list.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        list.join(", ")
-                    }
-                )
-            }
+            } => messages::no_such_tool(name, closest.as_deref(), available),
         };
         ToolMessage {
             id: self.id.clone(),
@@ -338,138 +320,11 @@ impl CallResult {
     }
 }
 
-/// How the message of a [`ToolOutcome::Failed`] for a panic begins.
-const PANICKED: &str = "the tool panicked: ";
-
-/// What text [`shown`] bounds.
-#[derive(Clone, Copy)]
-enum Shown {
-    /// A tool's output: shown as it is (several lines are legitimate).
-    Output,
-    /// A tool's error text: escaped onto one line, so that it cannot forge
-    /// structure in the model's context.
-    Error,
-}
-
-/// `text` as the model is shown it: at most `max` bytes (cut at a
-/// character boundary, and for escaped text between escapes), followed on
-/// its own line by a marker saying how many of its bytes were shown.
-fn shown(text: &str, max: usize, kind: Shown) -> String {
-    let what = match kind {
-        Shown::Output => "output",
-        Shown::Error => "error text",
-    };
-    let marker = |kept: usize| {
-        format!(
-            "\n[canon: {what} truncated to its first {kept} of {} bytes]",
-            text.len()
-        )
-    };
-    if let Shown::Output = kind {
-        if text.len() <= max {
-            return text.to_owned();
-        }
-        let mut cut = max;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        return format!("{}{}", &text[..cut], marker(cut));
-    }
-    // Escaping only lengthens text: text that fits escaped fits as sent.
-    if text.len() <= max {
-        let escaped = crate::error::visible(text.to_owned());
-        if escaped.len() <= max {
-            return escaped;
-        }
-    }
-    let mut out = String::with_capacity(max.min(text.len()) + 64);
-    let mut kept = 0;
-    for (at, c) in text.char_indices() {
-        // Escaped exactly as the rest of canon's feedback.
-        let unit = crate::error::escaped(c);
-        let len = unit.as_ref().map_or(c.len_utf8(), |u| u.len());
-        if out.len() + len > max {
-            break;
-        }
-        match unit {
-            Some(unit) => out.push_str(&unit),
-            None => out.push(c),
-        }
-        kept = at + c.len_utf8();
-    }
-    out.push_str(&marker(kept));
-    out
-}
-
-/// A duration as a person writes it: `500 ms`, `30 s`, `1.5 s`, `2 min`.
-fn readable(duration: Duration) -> String {
-    /// `whole.fraction` with the fraction's trailing zeros dropped.
-    fn decimal(whole: u128, fraction: u128, digits: usize) -> String {
-        let fraction = format!("{fraction:0digits$}");
-        let fraction = fraction.trim_end_matches('0');
-        if fraction.is_empty() {
-            whole.to_string()
-        } else {
-            format!("{whole}.{fraction}")
-        }
-    }
-    let nanos = duration.as_nanos();
-    if nanos < 1_000_000_000 {
-        // Below a second: milliseconds, to the microsecond.
-        let micros = nanos / 1_000;
-        return format!("{} ms", decimal(micros / 1_000, micros % 1_000, 3));
-    }
-    let millis = nanos / 1_000_000;
-    if millis % 60_000 == 0 {
-        return format!("{} min", millis / 60_000);
-    }
-    format!("{} s", decimal(millis / 1_000, millis % 1_000, 3))
-}
-
 /// The longest unknown tool name, in bytes, for which the closest tool
 /// name is looked for: a longer name is no near miss, and comparing it with
 /// every tool would cost in proportion to its length.
-use crate::diagnose::MAX_SUGGESTED_NAME_BYTES;
-
-/// An unknown tool name as the model and telemetry see it: at most
-/// [`PREVIEW_CHARS`](crate::PREVIEW_CHARS) characters (an ellipsis marks a
-/// cut), control characters and line or paragraph separators escaped, so
-/// the text stays on one line whatever name the model invented.
-pub(crate) fn name_preview(name: &str) -> String {
-    crate::error::short(name, crate::error::PREVIEW_CHARS)
-}
-
-fn repair_note(repairs: &[Repair]) -> String {
-    let mut parts = Vec::new();
-    for repair in repairs {
-        parts.push(match repair.rule {
-            RepairRule::ScalarToArray => format!(
-                "{} was sent as a string and read as a one-element array; send an array",
-                repair.pointer
-            ),
-            RepairRule::EmptyArguments => {
-                "the arguments were empty and read as {}; send an object".to_owned()
-            }
-            RepairRule::JsonText => format!(
-                "{} was sent as the text of JSON and parsed; send the value itself",
-                repair.pointer
-            ),
-            RepairRule::NumberText => format!(
-                "{} was sent as a string and read as a number; send a number",
-                repair.pointer
-            ),
-            RepairRule::BoolText => format!(
-                "{} was sent as a string and read as a boolean; send true or false",
-                repair.pointer
-            ),
-            RepairRule::NullAsAbsent => format!(
-                "{} was sent as null and left out; omit it instead",
-                repair.pointer
-            ),
-        });
-    }
-    format!("(Note: {}.)", parts.join("; "))
-}
+use crate::feedback::messages::{self, name_preview, PANICKED};
+use crate::feedback::violations::MAX_SUGGESTED_NAME_BYTES;
 
 /// What an operator asks first: per tool, how many calls came, ran, were
 /// rejected or failed, and how many repairs each rule made.
@@ -601,7 +456,7 @@ impl Toolbox {
     /// result's message, so the model learns the right shape. Off by
     /// default.
     #[must_use]
-    pub fn repair_notes(mut self, on: bool) -> Self {
+    pub fn with_repair_notes(mut self, on: bool) -> Self {
         self.repair_notes = on;
         self
     }
@@ -633,7 +488,7 @@ impl Toolbox {
     /// // ...the model is told only that the tool failed.
     /// assert_eq!(quiet.message(&result).text, "The tool `explode` failed unexpectedly.");
     ///
-    /// let mut open = Toolbox::new().panic_messages(true);
+    /// let mut open = Toolbox::new().with_panic_messages(true);
     /// open.add(Explode).unwrap();
     /// assert_eq!(
     ///     open.message(&result).text,
@@ -642,7 +497,7 @@ impl Toolbox {
     /// # });
     /// ```
     #[must_use]
-    pub fn panic_messages(mut self, on: bool) -> Self {
+    pub fn with_panic_messages(mut self, on: bool) -> Self {
         self.panic_messages = on;
         self
     }
@@ -653,11 +508,11 @@ impl Toolbox {
     /// ```
     /// use canon::{Policy, RepairRule, Toolbox};
     ///
-    /// let toolbox = Toolbox::new().policy(Policy::DEFAULT.with(RepairRule::NumberText));
-    /// assert!(toolbox.current_policy().contains(RepairRule::NumberText));
+    /// let toolbox = Toolbox::new().with_policy(Policy::DEFAULT.with(RepairRule::NumberText));
+    /// assert!(toolbox.policy().contains(RepairRule::NumberText));
     /// ```
     #[must_use]
-    pub fn policy(mut self, policy: Policy) -> Self {
+    pub fn with_policy(mut self, policy: Policy) -> Self {
         self.policy = policy;
         self
     }
@@ -668,7 +523,7 @@ impl Toolbox {
     /// `max_listed` violations. Each tool's own [`ToolSpec::limits`] hold
     /// too (1 MiB and 64 levels by default), so the smaller bounds apply.
     #[must_use]
-    pub fn limits(mut self, limits: Limits) -> Self {
+    pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
     }
@@ -677,7 +532,7 @@ impl Toolbox {
     /// outcome is [`ToolOutcome::TimedOut`], and the model is told the tool
     /// did not finish in time. No timeout applies by default. A tool's own
     /// timeout ([`Tool::timeout`], `#[tool(timeout = "30s")]`) wins over
-    /// this default, and [`timeout_for`](Self::timeout_for) over both.
+    /// this default, and [`with_timeout_for`](Self::with_timeout_for) over both.
     ///
     /// The timer is Tokio's, around the whole call (binding included), so
     /// a call with a timeout needs a Tokio runtime with time enabled: with
@@ -704,7 +559,7 @@ impl Toolbox {
     ///     "done".into()
     /// }
     ///
-    /// let mut toolbox = Toolbox::new().timeout(Duration::from_millis(20));
+    /// let mut toolbox = Toolbox::new().with_timeout(Duration::from_millis(20));
     /// toolbox.add(Slow).unwrap();
     /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
     /// let result = toolbox.call(ToolCall::new("1", "slow", "{}")).await;
@@ -717,14 +572,14 @@ impl Toolbox {
     /// # });
     /// ```
     #[must_use]
-    pub fn timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
     }
 
     /// Gives calls of the tool named `name` their own timeout, which wins
     /// over the tool's own ([`Tool::timeout`]) and the toolbox's default
-    /// ([`timeout`](Self::timeout)); see `timeout` for what stopping a call
+    /// ([`with_timeout`](Self::with_timeout)); see `with_timeout` for what stopping a call
     /// does. A name no tool has is kept and simply never applies (the tool
     /// may be added later).
     ///
@@ -739,22 +594,22 @@ impl Toolbox {
     /// }
     ///
     /// let mut toolbox = Toolbox::new()
-    ///     .timeout(Duration::from_secs(10))
-    ///     .timeout_for("search", Duration::from_secs(5));
+    ///     .with_timeout(Duration::from_secs(10))
+    ///     .with_timeout_for("search", Duration::from_secs(5));
     /// toolbox.add(Search).unwrap();
     /// assert_eq!(toolbox.timeout_of("search"), Some(Duration::from_secs(5)));
     /// assert_eq!(toolbox.timeout_of("anything_else"), Some(Duration::from_secs(10)));
     /// ```
     #[must_use]
-    pub fn timeout_for(mut self, name: impl Into<String>, timeout: Duration) -> Self {
+    pub fn with_timeout_for(mut self, name: impl Into<String>, timeout: Duration) -> Self {
         self.timeouts.insert(name.into(), timeout);
         self
     }
 
     /// The timeout that applies to a call of `name`: the one given by
-    /// [`timeout_for`](Self::timeout_for), else the tool's own
+    /// [`with_timeout_for`](Self::with_timeout_for), else the tool's own
     /// ([`Tool::timeout`]), else the toolbox's default
-    /// ([`timeout`](Self::timeout)).
+    /// ([`timeout`](Self::with_timeout)).
     pub fn timeout_of(&self, name: &str) -> Option<Duration> {
         self.timeouts
             .get(name)
@@ -777,10 +632,11 @@ impl Toolbox {
     /// nothing.
     ///
     /// ```
-    /// use canon::{Dialect, Toolbox};
+    /// use canon::Toolbox;
+    /// use canon::export::Dialect;
     ///
     /// let toolbox = Toolbox::new().declared_in(Dialect::OpenAi { strict: true });
-    /// assert!(toolbox.current_policy().nulls_declared());
+    /// assert!(toolbox.policy().nulls_declared());
     /// ```
     #[must_use]
     pub fn declared_in(self, dialect: Dialect) -> Self {
@@ -790,7 +646,7 @@ impl Toolbox {
 
     /// The policy calls are bound with, beside each tool's own (with
     /// [`Policy::nulls_declared`] once a strict declaration was exported).
-    pub fn current_policy(&self) -> Policy {
+    pub fn policy(&self) -> Policy {
         if self.nulls_declared.load(Ordering::Relaxed) {
             self.policy.declared_in(Dialect::OpenAi { strict: true })
         } else {
@@ -799,13 +655,13 @@ impl Toolbox {
     }
 
     /// Whether messages carry repair notes.
-    pub fn has_repair_notes(&self) -> bool {
+    pub fn repair_notes(&self) -> bool {
         self.repair_notes
     }
 
     /// Whether messages show the text of a tool's panic (see
-    /// [`panic_messages`](Self::panic_messages)).
-    pub fn has_panic_messages(&self) -> bool {
+    /// [`panic_messages`](Self::with_panic_messages)).
+    pub fn panic_messages(&self) -> bool {
         self.panic_messages
     }
 
@@ -887,7 +743,7 @@ impl Toolbox {
         let outcome = self.execute(&name, &arguments, context).await;
         // However deep the caller built it, dropping it does not recurse.
         if let Arguments::Json(value) = arguments {
-            crate::json::release(value);
+            crate::bind::json::release(value);
         }
         self.count(&name, &outcome);
         CallResult { id, name, outcome }
@@ -911,11 +767,11 @@ impl Toolbox {
 
     /// The call's result as the message a model expects, with repair notes
     /// and a panic's text as the toolbox was built
-    /// ([`repair_notes`](Self::repair_notes),
-    /// [`panic_messages`](Self::panic_messages)).
+    /// ([`repair_notes`](Self::with_repair_notes),
+    /// [`panic_messages`](Self::with_panic_messages)).
     ///
     /// At most [`Limits::max_output_bytes`] of the toolbox's
-    /// [`limits`](Self::limits) of the tool's output, or of its error text,
+    /// [`limits`](Self::with_limits) of the tool's output, or of its error text,
     /// are shown; longer text is cut at a character boundary and followed,
     /// on its own line, by a marker saying how much was shown. The tool's
     /// error text is also escaped onto one line (control characters and
@@ -932,7 +788,7 @@ impl Toolbox {
     ///     "line\n".repeat(10)
     /// }
     ///
-    /// let mut toolbox = Toolbox::new().limits(Limits { max_output_bytes: 12, ..Limits::default() });
+    /// let mut toolbox = Toolbox::new().with_limits(Limits { max_output_bytes: 12, ..Limits::default() });
     /// toolbox.add(ReadLog).unwrap();
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let result = toolbox.call(ToolCall::new("1", "read_log", "{}")).await;
@@ -986,12 +842,12 @@ impl Toolbox {
         };
         if let Some(violation) = over {
             let error = BindError::new(tool.spec().name().to_owned(), vec![violation]);
-            return ToolOutcome::Rejected(crate::telemetry::reject(
+            return ToolOutcome::Rejected(crate::bind::telemetry::reject(
                 error.with_limits(&self.limits),
             ));
         }
         let empty_object = Value::Object(Default::default());
-        let policy = self.current_policy();
+        let policy = self.policy();
         // A tool written by hand may work, and panic, before it returns its
         // future: that panic is the tool's too.
         let created = std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -1024,7 +880,7 @@ impl Toolbox {
         let mut outcome = match invoked {
             Ok(Ok(outcome)) => outcome,
             Ok(Err(after)) => {
-                crate::telemetry::timeout(tool.spec().name(), after);
+                crate::bind::telemetry::timeout(tool.spec().name(), after);
                 ToolOutcome::TimedOut { after }
             }
             Err(panic) => panicked(&*panic),
@@ -1045,7 +901,8 @@ impl Toolbox {
     fn no_such_tool(&self, name: &str) -> ToolOutcome {
         let available: Vec<String> = self.specs().map(|s| s.name().to_owned()).collect();
         let closest = if name.len() <= MAX_SUGGESTED_NAME_BYTES {
-            crate::diagnose::closest(name, available.iter().map(String::as_str)).map(str::to_owned)
+            crate::feedback::violations::closest(name, available.iter().map(String::as_str))
+                .map(str::to_owned)
         } else {
             None
         };
@@ -1099,13 +956,7 @@ impl fmt::Debug for Toolbox {
 /// `future` under a Tokio timer of `after`; or, when no Tokio runtime with
 /// time enabled is current, why the call cannot be timed.
 fn timed<F: Future>(after: Duration, future: F) -> Result<tokio::time::Timeout<F>, String> {
-    let untimed = || {
-        format!(
-            "the call has a timeout of {}, which needs a Tokio runtime with time enabled, \
-             and none is current; the tool did not run",
-            readable(after)
-        )
-    };
+    let untimed = || messages::untimed(after);
     if tokio::runtime::Handle::try_current().is_err() {
         return Err(untimed());
     }

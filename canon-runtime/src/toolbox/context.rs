@@ -11,7 +11,7 @@ use std::sync::Arc;
 /// parameters.
 ///
 /// ```
-/// use canon::CallContext;
+/// use canon::toolbox::CallContext;
 ///
 /// #[derive(Clone, Debug, PartialEq)]
 /// struct RequestId(u64);
@@ -68,7 +68,8 @@ impl fmt::Debug for CallContext {
 /// the arguments. Each is checked, at compile time, to be this type.
 ///
 /// ```
-/// use canon::{tool, CallContext, Context, Tool, Toolbox, ToolCall};
+/// use canon::{tool, Context, Tool, Toolbox, ToolCall};
+/// use canon::toolbox::CallContext;
 ///
 /// #[derive(Clone)]
 /// struct User(String);

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::pointer;
+use crate::schema::pointer;
 
 /// Keywords whose value is one schema (draft-07 tuple `items` is a list).
 pub(crate) const ONE: [&str; 10] = [

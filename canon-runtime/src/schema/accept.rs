@@ -9,14 +9,12 @@
 //! held by a property test against `jsonschema`: what it accepts, the
 //! validator accepts.
 
+use crate::schema::MAX_DEPTH;
 use std::collections::HashMap;
 
 use serde_json::{Number, Value};
 
-use crate::types as ty;
-
-/// Schemas and values nested deeper than this are not accepted here.
-const MAX_DEPTH: usize = 128;
+use crate::schema::types as ty;
 
 /// Keywords that only annotate: they never make a value invalid.
 const ANNOTATIONS: [&str; 14] = [
@@ -317,7 +315,7 @@ impl<'s> Compiler<'s> {
             && obj
                 .get("format")
                 .and_then(Value::as_str)
-                .is_some_and(crate::constraint::asserted_format);
+                .is_some_and(crate::schema::constraint::asserted_format);
         if asserts_format {
             return self.push(Node::Unsure);
         }
@@ -349,14 +347,7 @@ impl<'s> Compiler<'s> {
         if let Some(&id) = self.refs.get(reference) {
             return id;
         }
-        let target = reference.strip_prefix('#').and_then(|p| {
-            if p.is_empty() || p.starts_with('/') {
-                self.root.pointer(p)
-            } else {
-                None
-            }
-        });
-        let Some(target) = target else {
+        let Some(target) = crate::schema::refs::target(self.root, reference) else {
             return self.push(Node::Unsure);
         };
         // Reserve the slot first so recursive references terminate.
@@ -375,14 +366,7 @@ impl<'s> Compiler<'s> {
 
     fn typed(&mut self, schema: &'s Value, depth: usize) -> Option<Typed> {
         let mut typed = Typed {
-            types: match schema.get("type") {
-                None => ty::ALL,
-                Some(Value::String(t)) => ty::named(t)?,
-                Some(Value::Array(ts)) => ts.iter().try_fold(0, |bits, t| {
-                    t.as_str().and_then(ty::named).map(|b| bits | b)
-                })?,
-                Some(_) => return None,
-            },
+            types: ty::admitted(schema)?,
             ..Typed::default()
         };
         match (schema.get("enum"), schema.get("const")) {

@@ -7,9 +7,9 @@ use std::fmt;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::error::Violation;
+use crate::feedback::Violation;
 use crate::limits::Limits;
-use crate::pointer::Path;
+use crate::schema::pointer::Path;
 
 /// `text` as a `Value` within `limits`, with the pointers of the members
 /// given twice; text over the size or depth bound, or not JSON, is the one
@@ -31,11 +31,11 @@ pub(crate) fn read(text: &str, limits: &Limits) -> Result<(Value, Vec<String>), 
 /// text that is not JSON.
 fn unreadable(text: &str, error: &serde_json::Error) -> Violation {
     if !error.to_string().starts_with("number out of range") {
-        return crate::diagnose::malformed(error);
+        return crate::feedback::violations::malformed(error);
     }
     let at = locate(text);
     let number = number_before(text, error.line(), error.column());
-    crate::diagnose::number_out_of_range(at, number)
+    crate::feedback::violations::number_out_of_range(at, number)
 }
 
 /// The pointer of the value at which reading `text` fails: the innermost
@@ -174,7 +174,7 @@ pub(crate) fn whole_numbers(value: &mut Value) -> bool {
         match value {
             Value::Number(n) if n.is_f64() => {
                 let Some(f) = n.as_f64() else { continue };
-                if !crate::constraint::integral(f) || (f == 0.0 && f.is_sign_negative()) {
+                if !crate::schema::constraint::integral(f) || (f == 0.0 && f.is_sign_negative()) {
                     continue;
                 }
                 let whole = if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
@@ -198,7 +198,7 @@ pub(crate) fn whole_numbers(value: &mut Value) -> bool {
 /// Drops `value` without recursing as deep as it nests (serde_json's own
 /// drop does, and a value built in code can nest past any stack).
 pub(crate) fn release(value: Value) {
-    if !crate::limits::nests_deeper(&value, 128) {
+    if !crate::limits::nests_deeper(&value, crate::schema::MAX_DEPTH) {
         return;
     }
     let mut stack = vec![value];
@@ -354,12 +354,12 @@ mod tests {
         ] {
             let v = read(text, &limits).unwrap_err();
             assert_eq!(v.pointer, at, "{text}");
-            assert_eq!(v.kind, crate::ViolationKind::Constraint, "{text}");
+            assert_eq!(v.kind, crate::feedback::ViolationKind::Constraint, "{text}");
             assert_eq!(v.received.unwrap().preview, number, "{text}");
             assert!(v.message.contains("out of range"), "{}", v.message);
         }
         // Not JSON at all stays malformed.
         let v = read("{\"a\": 1e}", &limits).unwrap_err();
-        assert_eq!(v.kind, crate::ViolationKind::Malformed);
+        assert_eq!(v.kind, crate::feedback::ViolationKind::Malformed);
     }
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
-use crate::types as ty;
+use crate::schema::types as ty;
 
 /// Integers beyond this are not compared as doubles.
 const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53

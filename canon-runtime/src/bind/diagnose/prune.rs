@@ -6,7 +6,8 @@
 
 use serde_json::Value;
 
-use crate::pointer;
+use crate::schema::pointer;
+use crate::schema::refs::{non_null, resolve, schema_at};
 
 /// Calls of more nodes than this are diagnosed on a pruned copy (below it,
 /// the validator's errors for the whole call take a few megabytes at most).
@@ -85,7 +86,7 @@ impl Pruned {
         schema: &Value,
         validator: &jsonschema::Validator,
         original: &Value,
-        refused: &crate::diagnose::Refused,
+        refused: impl Fn(&str, usize) -> bool,
     ) -> (usize, bool) {
         let mut errors = 0;
         let mut exact = true;
@@ -106,16 +107,16 @@ impl Pruned {
             let tail = sent[start..]
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| !refused.has_item(at, start + i))
+                .filter(|(i, _)| !refused(at, start + i))
                 .map(|(_, item)| item);
             // The items' own schema, compiled once: each item is checked
             // alone, at no cost from the rest of the call (its pointer,
             // however long its keys, is never built).
-            if let Some(items) = crate::diagnose::item_validator(schema, at) {
+            if let Some(items) = item_validator(schema, at) {
                 errors += tail.filter(|item| !items.is_valid(item)).count();
                 continue;
             }
-            let prefixed = crate::diagnose::has_prefix_items(schema, at);
+            let prefixed = has_prefix_items(schema, at);
             let head: Vec<Value> = if prefixed {
                 self.value
                     .pointer(at)
@@ -190,4 +191,62 @@ fn copy(value: &Value, keep: usize, at: &mut String, cuts: &mut Vec<(String, usi
         ),
         scalar => scalar.clone(),
     }
+}
+/// Whether the schema of the array at `at` gives `prefixItems` (or cannot
+/// be told).
+fn has_prefix_items(root: &Value, at: &str) -> bool {
+    schema_at(root, at)
+        .map(|s| non_null(root, resolve(root, s)))
+        .is_none_or(|s| s.get("prefixItems").is_some())
+}
+
+/// A validator of the items of the array at `at` (its `items` schema, with
+/// the root's definitions), when the array's schema has no `prefixItems`
+/// and such a validator compiles.
+fn item_validator(root: &Value, at: &str) -> Option<jsonschema::Validator> {
+    let array = non_null(root, resolve(root, schema_at(root, at)?));
+    if array.get("prefixItems").is_some() {
+        return None;
+    }
+    let items = array.get("items")?;
+    // A reference into anything but the definitions (`#`, say) would mean
+    // something else from the wrapper.
+    fn definitions_only(schema: &Value, depth: usize) -> bool {
+        match schema {
+            _ if depth > 64 => false,
+            Value::Object(members) => members.iter().all(|(key, value)| match value {
+                Value::String(target) if key == "$ref" || key == "$dynamicRef" => {
+                    target.starts_with("#/$defs/") || target.starts_with("#/definitions/")
+                }
+                other => definitions_only(other, depth + 1),
+            }),
+            Value::Array(items) => items.iter().all(|item| definitions_only(item, depth + 1)),
+            _ => true,
+        }
+    }
+    if !definitions_only(items, 0) || items.get("$id").is_some() {
+        return None;
+    }
+    let mut defs = match root.get("$defs") {
+        Some(Value::Object(defs)) => defs.clone(),
+        Some(_) => return None,
+        None => serde_json::Map::new(),
+    };
+    const ITEM: &str = "canon-item";
+    if defs.contains_key(ITEM) {
+        return None;
+    }
+    defs.insert(ITEM.to_owned(), items.clone());
+    let mut wrapper = serde_json::Map::new();
+    for keyword in ["$schema", "definitions"] {
+        if let Some(value) = root.get(keyword) {
+            wrapper.insert(keyword.to_owned(), value.clone());
+        }
+    }
+    wrapper.insert("$defs".to_owned(), Value::Object(defs));
+    wrapper.insert("$ref".to_owned(), Value::from(format!("#/$defs/{ITEM}")));
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&Value::Object(wrapper))
+        .ok()
 }

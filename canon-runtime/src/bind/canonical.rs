@@ -1,25 +1,23 @@
 //! Canonicalizing calls against any JSON Schema, with no Rust type behind
 //! the tool: the path of MCP clients, proxies and `canon replay`.
 
+use crate::schema::{refs, MAX_DEPTH};
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
 use serde_json::{Map, Value};
 
-use crate::check::Check;
-use crate::diagnose;
-use crate::error::BindError;
+use crate::bind::diagnose;
+use crate::bind::policy::Policy;
+use crate::bind::rule::{self, Fix, Verdict};
+use crate::bind::telemetry;
+use crate::feedback::BindError;
 use crate::limits::Limits;
-use crate::plan::{NodeId, Plan};
-use crate::pointer;
-use crate::policy::Policy;
 use crate::repair::{Repair, RepairRule};
-use crate::rule::{self, Fix, Verdict};
-use crate::telemetry;
-use crate::walk;
-
-/// Values nested deeper than this are left as they are.
-const MAX_DEPTH: usize = 128;
+use crate::schema::accept::Check;
+use crate::schema::plan::{NodeId, Plan};
+use crate::schema::pointer;
+use crate::schema::walk;
 
 /// Binds calls of a tool known only by its JSON Schema: applies canon's
 /// rules to the arguments in place and returns the repairs, or every
@@ -116,7 +114,7 @@ impl CanonicalizerOptions {
     /// `iri`, `iri-reference`, `json-pointer`, `regex`,
     /// `relative-json-pointer`, `time`, `uri`, `uri-reference`,
     /// `uri-template`, `uuid`); other formats still only annotate. A
-    /// [`ToolSpec`](crate::ToolSpec) binds with formats asserted: its schema
+    /// [`ToolSpec`](crate::toolbox::ToolSpec) binds with formats asserted: its schema
     /// is the one canon published.
     pub fn assert_formats(mut self, on: bool) -> Self {
         self.formats = on;
@@ -341,32 +339,36 @@ impl Canonicalizer {
     /// Parses arguments sent as JSON text (OpenAI's `arguments` string).
     ///
     /// # Errors
-    /// A [`BindError`] with one [`Malformed`](crate::ViolationKind::Malformed)
+    /// A [`BindError`] with one [`Malformed`](crate::feedback::ViolationKind::Malformed)
     /// violation when `text` is not JSON, one
-    /// [`TooLarge`](crate::ViolationKind::TooLarge) when it is over the size
-    /// or depth bound, or a [`Duplicate`](crate::ViolationKind::Duplicate) for each
+    /// [`TooLarge`](crate::feedback::ViolationKind::TooLarge) when it is over the size
+    /// or depth bound, or a [`Duplicate`](crate::feedback::ViolationKind::Duplicate) for each
     /// member an object gives twice.
     pub fn parse(&self, text: &str) -> Result<Value, BindError> {
-        match crate::json::read(text, &self.limits) {
+        match crate::bind::json::read(text, &self.limits) {
             Ok((value, duplicates)) if duplicates.is_empty() => Ok(value),
             Ok((_, mut duplicates)) => {
                 // The first found are kept, the rest counted.
                 let cap = self.limits.max_listed.max(1);
                 let more = duplicates.len().saturating_sub(cap);
                 duplicates.truncate(cap);
-                Err(self.error_counting(diagnose::duplicates(duplicates), more))
+                Err(self.error_counting(crate::feedback::violations::duplicates(duplicates), more))
             }
             Err(violation) => Err(self.error(vec![violation])),
         }
     }
 
     /// The rejection listing `violations`, recorded.
-    fn error(&self, violations: Vec<crate::error::Violation>) -> BindError {
+    fn error(&self, violations: Vec<crate::feedback::Violation>) -> BindError {
         self.error_counting(violations, 0)
     }
 
     /// The rejection with `violations`, and `more` found but not kept.
-    fn error_counting(&self, violations: Vec<crate::error::Violation>, more: usize) -> BindError {
+    fn error_counting(
+        &self,
+        violations: Vec<crate::feedback::Violation>,
+        more: usize,
+    ) -> BindError {
         telemetry::reject(
             BindError::new(self.tool.clone(), violations)
                 .with_unkept(more)
@@ -649,13 +651,8 @@ fn collect_dangling<'s>(root: &Value, schema: &'s Value, depth: usize, out: &mut
     }
     let Value::Object(obj) = schema else { return };
     if let Some(Value::String(reference)) = obj.get("$ref") {
-        let resolves = match reference.strip_prefix('#') {
-            Some("") => true,
-            Some(fragment) if fragment.starts_with('/') => root.pointer(fragment).is_some(),
-            // A plain-name fragment: an `$anchor`, left to the validator.
-            Some(_) => true,
-            None => false,
-        };
+        // A plain-name fragment (an `$anchor`) is left to the validator.
+        let resolves = refs::target(root, reference).is_some() || refs::is_anchor(reference);
         if !resolves {
             out.push(reference);
         }

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
-use crate::check::Check;
+use crate::schema::accept::Check;
 use crate::{Canonicalizer, Policy};
 
 const NAMES: [&str; 4] = ["a", "b", "c", "d/e"];
@@ -144,7 +144,7 @@ proptest! {
 
     #[test]
     fn the_check_accepts_only_what_the_validator_accepts(schema in schema(), value in value()) {
-        let schema = crate::canonical::normalize(&with_defs(schema), false);
+        let schema = crate::bind::canonical::normalize(&with_defs(schema), false);
         let validator = jsonschema::validator_for(&schema).unwrap();
         if Check::compile(&schema, 128, false).accepts(&value) {
             prop_assert!(validator.is_valid(&value), "{schema} accepted {value}");
@@ -155,8 +155,8 @@ proptest! {
     fn binding_plans_guard_without_moving_a_tolerant_position(schema in schema()) {
         let schema = with_defs(schema);
         prop_assert_eq!(
-            crate::plan::Plan::binding(&schema, false).positions(),
-            crate::plan::Plan::compile(&schema).positions()
+            crate::schema::plan::Plan::binding(&schema, false).positions(),
+            crate::schema::plan::Plan::compile(&schema).positions()
         );
     }
 
@@ -371,7 +371,8 @@ fn wrappable(shape: &Shape, value: &Value, at: String, out: &mut Vec<String>) {
     match (shape, value) {
         (_, Value::Array(items)) if strings => {
             if let [Value::String(s)] = items.as_slice() {
-                if crate::rule::string_at_string_array(s) == crate::rule::Verdict::Wrap {
+                if crate::bind::rule::string_at_string_array(s) == crate::bind::rule::Verdict::Wrap
+                {
                     out.push(at);
                 }
             }
@@ -416,7 +417,7 @@ proptest! {
         prop_assert_eq!(canon.canonicalize(&mut call), Ok(vec![]));
         prop_assert_eq!(&call, &value);
         // The single pass, guarded (keys and depth), binds its text as sent.
-        let spec = crate::ToolSpec::new("t", "", schema);
+        let spec = crate::toolbox::ToolSpec::new("t", "", schema);
         let bound = spec.bind_str::<Value>(&value.to_string()).unwrap();
         prop_assert_eq!(bound.repairs, vec![]);
         prop_assert_eq!(bound.args, value);
@@ -441,7 +442,7 @@ proptest! {
             *slot = lone;
         }
         // The single pass over the text, guarded, repairs the same.
-        let spec = crate::ToolSpec::new("t", "", schema.clone());
+        let spec = crate::toolbox::ToolSpec::new("t", "", schema.clone());
         let bound = spec.bind_str::<Value>(&near.to_string()).unwrap();
         prop_assert_eq!(&bound.args, &value);
         let canon = Canonicalizer::new(&schema).unwrap();

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::error::BindError;
+use crate::feedback::BindError;
 use crate::repair::Repair;
 
 /// Records one repair of a call of `tool` (target `canon::repair`, INFO).

@@ -3,6 +3,9 @@
 use std::borrow::Cow;
 use std::fmt;
 
+pub(crate) mod messages;
+pub(crate) mod violations;
+
 use serde::Serialize;
 use serde_json::Value;
 

@@ -1,5 +1,6 @@
 //! A tool's published description and its compiled binding plan.
 
+use crate::schema::MAX_DEPTH;
 use std::any::TypeId;
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -9,17 +10,16 @@ use schemars::JsonSchema;
 use serde::de::{DeserializeOwned, Deserializer};
 use serde_json::Value;
 
-use crate::__private::BindArgs;
-use crate::canonical::{Canonicalizer, SchemaError};
-use crate::diagnose;
-use crate::error::BindError;
+use crate::bind::canonical::{Canonicalizer, SchemaError};
+use crate::bind::diagnose;
+use crate::bind::policy::Policy;
+use crate::bind::telemetry;
+use crate::bind::tolerant::{BindArgs, Ctx, Mode};
 use crate::export::{Dialect, ExportError, ToolAnnotations};
+use crate::feedback::BindError;
 use crate::limits::Limits;
-use crate::plan::Plan;
-use crate::policy::Policy;
 use crate::repair::{Bound, Repair};
-use crate::telemetry;
-use crate::tolerant::{Ctx, Mode};
+use crate::schema::plan::Plan;
 
 /// What a tool publishes (name, description, input schema) and the plan
 /// compiled from that schema, which binds its calls.
@@ -28,7 +28,7 @@ use crate::tolerant::{Ctx, Mode};
 /// bind arguments for a type of your own:
 ///
 /// ```
-/// use canon::ToolSpec;
+/// use canon::toolbox::ToolSpec;
 /// use serde_json::json;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -138,7 +138,8 @@ impl ToolSpec {
     /// The tool declared in `dialect`: the entry a request takes for it.
     ///
     /// ```
-    /// use canon::{Dialect, ToolSpec};
+    /// use canon::export::Dialect;
+    /// use canon::toolbox::ToolSpec;
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Args {
@@ -156,7 +157,19 @@ impl ToolSpec {
     /// the dialect cannot express the tool (a free-form map in strict mode,
     /// a recursive type for Gemini, a name it does not allow).
     pub fn export(&self, dialect: Dialect) -> Result<Value, ExportError> {
-        crate::export::export(self, dialect)
+        crate::export::export(&self.declaration(), dialect)
+    }
+
+    /// What an exporter reads of this tool.
+    pub(crate) fn declaration(&self) -> crate::export::Declaration<'_> {
+        crate::export::Declaration {
+            name: self.name(),
+            description: self.description(),
+            input_schema: self.input_schema(),
+            output_schema: self.output_schema(),
+            title: self.title(),
+            annotations: self.annotations(),
+        }
     }
 
     /// The same spec, binding with the rules of `policy` as well as the core
@@ -168,7 +181,8 @@ impl ToolSpec {
     /// more.
     ///
     /// ```
-    /// use canon::{Policy, RepairRule, ToolSpec};
+    /// use canon::{Policy, RepairRule};
+    /// use canon::toolbox::ToolSpec;
     /// use serde_json::json;
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -223,7 +237,7 @@ impl ToolSpec {
     /// built with one.
     ///
     /// ```
-    /// use canon::ToolSpec;
+    /// use canon::toolbox::ToolSpec;
     /// use serde_json::json;
     ///
     /// let spec = ToolSpec::new("lookup", "Look up an id.", json!({
@@ -308,7 +322,7 @@ impl ToolSpec {
     /// # Errors
     /// A [`BindError`] listing every violation when the call cannot be bound;
     /// text that is not JSON is one violation of kind
-    /// [`Malformed`](crate::ViolationKind::Malformed).
+    /// [`Malformed`](crate::feedback::ViolationKind::Malformed).
     pub fn bind_str<A: DeserializeOwned>(&self, text: &str) -> Result<Bound<A>, BindError> {
         self.bind_str_with(text, Policy::DEFAULT)
     }
@@ -359,7 +373,7 @@ impl ToolSpec {
             // Nothing else would check a `Value`: nothing runs unchecked.
             Err(error) => Err(self.reject(vec![crate::Violation::new(
                 "",
-                crate::ViolationKind::Invalid,
+                crate::feedback::ViolationKind::Invalid,
                 "arguments the tool can check",
                 None,
                 format!(
@@ -454,7 +468,7 @@ impl ToolSpec {
         binder: impl Binder<A>,
         repeated_key: bool,
     ) -> Result<Bound<A>, BindError> {
-        match crate::json::read(text, &self.limits) {
+        match crate::bind::json::read(text, &self.limits) {
             // The pass stopped on two keys of one object whose hashes
             // collide, and no key is given twice: bind the value, whose
             // keys cannot repeat.
@@ -474,7 +488,7 @@ impl ToolSpec {
     /// (a tool bound from a `Value` would otherwise see only the last of
     /// two values).
     pub(crate) fn parse_text(&self, text: &str) -> Result<Value, BindError> {
-        match crate::json::read(text, &self.limits) {
+        match crate::bind::json::read(text, &self.limits) {
             Ok((value, duplicates)) if duplicates.is_empty() => Ok(value),
             Ok((value, duplicates)) => Err(self.reject_duplicates::<Value>(&value, duplicates)),
             Err(violation) => Err(self.reject(vec![violation])),
@@ -525,7 +539,7 @@ impl ToolSpec {
         // as a double): the call is bound with whole doubles read as the
         // integers they are. Not a repair: the schema allowed them.
         let mut whole = value.clone();
-        if crate::json::whole_numbers(&mut whole) {
+        if crate::bind::json::whole_numbers(&mut whole) {
             if let Ok(args) = binder.bind(&ctx, &whole) {
                 return Ok(Bound::new(args, repairs));
             }
@@ -556,8 +570,13 @@ impl ToolSpec {
     #[cold]
     #[inline(never)]
     fn reject_value<A: DeserializeOwned>(&self, args: &Value) -> BindError {
-        let (violations, more) =
-            diagnose::violations::<A>(self, args, self.limits.max_listed.max(1));
+        let (violations, more) = diagnose::violations::<A>(
+            &self.plan,
+            &self.schema,
+            self.validator(),
+            args,
+            self.limits.max_listed.max(1),
+        );
         self.reject_counting(violations, more)
     }
 
@@ -572,10 +591,13 @@ impl ToolSpec {
         let cap = self.limits.max_listed.max(1);
         let unkept = at.len().saturating_sub(cap);
         at.truncate(cap);
-        let mut violations = diagnose::duplicates(at);
-        let (mut others, more) = diagnose::violations::<A>(self, value, cap);
+        let mut violations = crate::feedback::violations::duplicates(at);
+        let (mut others, more) =
+            diagnose::violations::<A>(&self.plan, &self.schema, self.validator(), value, cap);
         // "Could not be bound" says nothing the duplicates do not.
-        others.retain(|v| !(v.pointer.is_empty() && v.kind == crate::ViolationKind::Invalid));
+        others.retain(|v| {
+            !(v.pointer.is_empty() && v.kind == crate::feedback::ViolationKind::Invalid)
+        });
         // The keys given twice first (the same ones `Canonicalizer::parse`
         // keeps), then what room is left.
         let room = cap.saturating_sub(violations.len());
@@ -664,9 +686,6 @@ pub(crate) fn published_schema<T: JsonSchema>(serialize: bool) -> Value {
     schema
 }
 
-/// Schemas nested deeper than this are left as they are when closing.
-const MAX_CLOSE_DEPTH: usize = 128;
-
 /// Says `additionalProperties: false` on every object schema that lists
 /// its `properties` and says nothing of others: canon refuses a member an
 /// object does not declare at every depth (a model's invented or
@@ -683,7 +702,7 @@ fn close_objects(schema: &mut Value, depth: usize) {
 /// of `allOf`, or of a union beside the object's own `properties`).
 fn close(schema: &mut Value, here: bool, depth: usize) {
     let Value::Object(obj) = schema else { return };
-    if depth > MAX_CLOSE_DEPTH {
+    if depth > MAX_DEPTH {
         return;
     }
     let split = ["allOf", "anyOf", "oneOf", "$ref"]
@@ -700,7 +719,7 @@ fn close(schema: &mut Value, here: bool, depth: usize) {
     if here && listed && !split && !open {
         obj.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
-    let _ = crate::walk::children_mut(obj, |key, _, sub| {
+    let _ = crate::schema::walk::children_mut(obj, |key, _, sub| {
         let part = key == "allOf" || (listed && matches!(key, "anyOf" | "oneOf"));
         close(sub, !part, depth + 1);
         Ok::<(), ()>(())

@@ -122,7 +122,9 @@ impl Policy {
     /// when you declare the tools to the model some other way.
     ///
     /// ```
-    /// use canon::{Dialect, Policy, ToolSpec};
+    /// use canon::Policy;
+    /// use canon::export::Dialect;
+    /// use canon::toolbox::ToolSpec;
     /// use serde_json::json;
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]

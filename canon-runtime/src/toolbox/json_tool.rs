@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::canonical::SchemaError;
-use crate::context::CallContext;
-use crate::policy::Policy;
+use crate::bind::canonical::SchemaError;
+use crate::bind::policy::Policy;
 use crate::repair::Bound;
-use crate::spec::ToolSpec;
+use crate::toolbox::context::CallContext;
+use crate::toolbox::spec::ToolSpec;
 use crate::toolbox::{BoxFuture, DynTool, ToolOutcome};
 
 type JsonHandler = dyn Fn(Value) -> BoxFuture<'static, Result<Value, String>> + Send + Sync;

@@ -142,7 +142,7 @@ pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
                 args: &#krate::__private::serde_json::Value,
                 policy: #krate::__private::Policy,
             ) -> ::core::result::Result<#krate::__private::Bound<#args>, #krate::__private::BindError> {
-                <Self as #krate::__private::Tool>::spec(self).bind_args(args, policy)
+                #krate::__private::bind_args(<Self as #krate::__private::Tool>::spec(self), args, policy)
             }
 
             fn bind_str_with(
@@ -150,7 +150,7 @@ pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
                 args: &::core::primitive::str,
                 policy: #krate::__private::Policy,
             ) -> ::core::result::Result<#krate::__private::Bound<#args>, #krate::__private::BindError> {
-                <Self as #krate::__private::Tool>::spec(self).bind_args_str(args, policy)
+                #krate::__private::bind_args_str(<Self as #krate::__private::Tool>::spec(self), args, policy)
             }
 
             #timeout

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use agent_tools::serde_json::json;
-use agent_tools::{Tool, ToolCall, ToolOutcome, Toolbox};
 use agent_tools::toolbox::{CallContext, ContextError};
+use agent_tools::{Tool, ToolCall, ToolOutcome, Toolbox};
 use canon_renamed_fixture::{Caller, Greet, RequestId, SearchCode, Service};
 
 #[test]

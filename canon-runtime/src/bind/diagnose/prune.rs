@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::schema::pointer;
 use crate::schema::refs::{non_null, resolve, schema_at};
+use crate::schema::MAX_DEPTH;
 
 /// Calls of more nodes than this are diagnosed on a pruned copy (below it,
 /// the validator's errors for the whole call take a few megabytes at most).
@@ -213,7 +214,7 @@ fn item_validator(root: &Value, at: &str) -> Option<jsonschema::Validator> {
     // something else from the wrapper.
     fn definitions_only(schema: &Value, depth: usize) -> bool {
         match schema {
-            _ if depth > 64 => false,
+            _ if depth > MAX_DEPTH => false,
             Value::Object(members) => members.iter().all(|(key, value)| match value {
                 Value::String(target) if key == "$ref" || key == "$dynamicRef" => {
                     target.starts_with("#/$defs/") || target.starts_with("#/definitions/")

@@ -13,6 +13,14 @@ pub mod mcp;
 mod repair;
 mod schema;
 pub mod toolbox;
+mod wire;
+
+#[cfg(feature = "anthropic")]
+pub use wire::anthropic;
+#[cfg(feature = "gemini")]
+pub use wire::gemini;
+#[cfg(feature = "openai")]
+pub use wire::openai;
 
 #[doc(hidden)]
 pub mod __private;

@@ -263,6 +263,8 @@ pub struct CallResult {
 pub struct ToolMessage {
     /// The call's id.
     pub id: String,
+    /// The tool called (Gemini answers a call by the tool's name).
+    pub name: String,
     /// The text for the model.
     pub text: String,
     /// True when the call did not run successfully.
@@ -314,6 +316,7 @@ impl CallResult {
         };
         ToolMessage {
             id: self.id.clone(),
+            name: self.name.clone(),
             text,
             is_error: self.outcome.is_error(),
         }

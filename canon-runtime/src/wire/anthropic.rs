@@ -1,0 +1,1 @@
+//! The anthropic wire format.

@@ -1,0 +1,1 @@
+//! The gemini wire format.

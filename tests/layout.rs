@@ -152,6 +152,7 @@ fn only_the_two_documented_edges_point_up() {
         "bind",
         "export",
         "toolbox",
+        "wire",
         "mcp",
         "__private",
     ];

@@ -12,6 +12,7 @@ mod limits;
 pub mod mcp;
 mod repair;
 mod schema;
+pub mod testing;
 pub mod toolbox;
 mod wire;
 

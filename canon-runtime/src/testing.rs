@@ -1,0 +1,1 @@
+//! Checks for your own tools, in your own `cargo test`.

@@ -85,7 +85,7 @@ use crate::toolbox::Toolbox;
 /// calls `unwrap()` on [`check_exports`] fails with a readable message:
 ///
 /// ```text
-/// `search` in openai (strict): /properties/filters: it is a free-form map ...
+/// `search` in openai (strict): /properties/filters: an object with free-form members (a map); ...
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct ExportFailures {

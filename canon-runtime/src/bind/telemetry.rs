@@ -1,10 +1,63 @@
 //! What canon records through `tracing`: where and which rule, never a
 //! value.
+//!
+//! Each call through a toolbox is a span (target `canon::call`) named after
+//! the OpenTelemetry GenAI semantic conventions for tool execution; the
+//! repair, rejection and timeout events of the call are emitted inside it.
 
 use std::time::Duration;
 
+use tracing::field::Empty;
+use tracing::Span;
+
+use crate::feedback::messages::{name_preview, PANICKED};
 use crate::feedback::BindError;
 use crate::repair::Repair;
+use crate::toolbox::ToolOutcome;
+
+/// The span of one call of `tool` with the call id `call_id` (target
+/// `canon::call`, INFO), as the OpenTelemetry GenAI semantic conventions
+/// describe tool execution: named `execute_tool {tool}` (through
+/// `otel.name`), kind internal, with `gen_ai.operation.name`,
+/// `gen_ai.tool.name`, `gen_ai.tool.call.id` and `gen_ai.tool.type`; the
+/// fields `error.type` and `otel.status_code` are recorded by
+/// [`call_outcome`] when the call fails. The arguments are not recorded;
+/// the name and the id, which the model chose, are recorded as an unknown
+/// tool's name is shown ([`name_preview`]: one line, at most
+/// [`PREVIEW_CHARS`](crate::feedback::PREVIEW_CHARS) characters). Nothing
+/// is computed when no subscriber takes the span.
+pub(crate) fn call_span(tool: &str, call_id: &str) -> Span {
+    tracing::info_span!(
+        target: "canon::call",
+        "execute_tool",
+        otel.name = %format_args!("execute_tool {}", name_preview(tool)),
+        otel.kind = "internal",
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = %name_preview(tool),
+        gen_ai.tool.call.id = %name_preview(call_id),
+        gen_ai.tool.type = "function",
+        error.type = Empty,
+        otel.status_code = Empty,
+    )
+}
+
+/// Records on `span` what became of its call: for a call that did not run
+/// successfully, `error.type` (`rejected`, `no_such_tool`, `failed`,
+/// `panicked` or `timed_out`) and `otel.status_code = "ERROR"`. Neither the
+/// tool's error text nor a panic's is recorded: either may quote the
+/// arguments.
+pub(crate) fn call_outcome(span: &Span, outcome: &ToolOutcome) {
+    let error_type = match outcome {
+        ToolOutcome::Ran { .. } => return,
+        ToolOutcome::Rejected(_) => "rejected",
+        ToolOutcome::NoSuchTool { .. } => "no_such_tool",
+        ToolOutcome::Failed { message } if message.starts_with(PANICKED) => "panicked",
+        ToolOutcome::Failed { .. } => "failed",
+        ToolOutcome::TimedOut { .. } => "timed_out",
+    };
+    span.record("error.type", error_type);
+    span.record("otel.status_code", "ERROR");
+}
 
 /// Records one repair of a call of `tool` (target `canon::repair`, INFO).
 pub(crate) fn repair(tool: &str, repair: &Repair) {

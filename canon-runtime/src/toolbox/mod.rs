@@ -35,6 +35,7 @@ use futures_util::future::join_all;
 use futures_util::FutureExt;
 use serde::Serialize;
 use serde_json::Value;
+use tracing::Instrument;
 
 use crate::bind::policy::Policy;
 use crate::export::{Dialect, ExportError};
@@ -737,13 +738,31 @@ impl Toolbox {
 
     /// Executes one call with the caller's per-call context (see
     /// [`Context`](crate::Context)).
+    ///
+    /// The call is a `tracing` span (target `canon::call`) after the
+    /// OpenTelemetry GenAI semantic conventions for tool execution: named
+    /// `execute_tool {name}` through `otel.name`, with
+    /// `gen_ai.operation.name = "execute_tool"`, `gen_ai.tool.name`,
+    /// `gen_ai.tool.call.id`, `gen_ai.tool.type = "function"` and, when the
+    /// call did not run successfully, `error.type` (`rejected`,
+    /// `no_such_tool`, `failed`, `panicked` or `timed_out`) and
+    /// `otel.status_code = "ERROR"`. It covers binding and running, and the
+    /// call's repair, rejection and timeout events are emitted inside it.
+    /// No argument value is recorded.
     pub async fn call_with(&self, call: ToolCall, context: &CallContext) -> CallResult {
         let ToolCall {
             id,
             name,
             arguments,
         } = call;
-        let outcome = self.execute(&name, &arguments, context).await;
+        let span = crate::bind::telemetry::call_span(&name, &id);
+        let outcome = self
+            .execute(&name, &arguments, context)
+            .instrument(span.clone())
+            .await;
+        // Recorded before the span closes, when the last handle drops.
+        crate::bind::telemetry::call_outcome(&span, &outcome);
+        drop(span);
         // However deep the caller built it, dropping it does not recurse.
         if let Arguments::Json(value) = arguments {
             crate::bind::json::release(value);

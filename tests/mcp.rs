@@ -3,7 +3,7 @@
 //! tolerant. The same server is driven by real clients in `tests/mcp_e2e/`.
 #![cfg(feature = "rmcp")]
 
-use canon::mcp::{rejection, McpServer, Tolerant};
+use canon::mcp::{inline_refs, rejection, McpServer, Tolerant, TolerantRouter};
 use canon::{tool, Context, JsonTool, ToolCall, Toolbox};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::parse_json_object;
@@ -417,4 +417,248 @@ async fn tolerant_routes_the_calls_of_a_running_rmcp_server() {
 
     client.cancel().await.unwrap();
     running.await.unwrap();
+}
+
+/// An rmcp server written with rmcp's macros, twice: with the router
+/// attribute rmcp's way, and switched to canon (the only line that
+/// differs).
+macro_rules! macro_server {
+    ($name:ident, $wrap:path) => {
+        #[derive(Clone)]
+        struct $name {
+            tool_router: ToolRouter<$name>,
+        }
+
+        #[rmcp::tool_router]
+        impl $name {
+            #[rmcp::tool(description = "Search code.")]
+            fn search(&self, Parameters(args): Parameters<SearchArgs>) -> String {
+                format!("{} in {}", args.query, args.data_source_names.join(", "))
+            }
+
+            #[rmcp::tool(description = "Count the words.")]
+            fn words(&self, Parameters(args): Parameters<SearchArgs>) -> String {
+                args.query.split_whitespace().count().to_string()
+            }
+        }
+
+        #[rmcp::tool_handler(router = $wrap(self.tool_router.clone()))]
+        impl rmcp::ServerHandler for $name {}
+    };
+}
+
+fn as_rmcp_has_it<S>(router: ToolRouter<S>) -> ToolRouter<S> {
+    router
+}
+
+macro_server!(Unadopted, as_rmcp_has_it);
+macro_server!(Adopted, TolerantRouter::new);
+
+#[tokio::test]
+async fn a_tool_handler_server_adopts_tolerant_router() {
+    use rmcp::ServiceExt;
+
+    let router = TolerantRouter::new(Adopted::tool_router());
+    assert_eq!(router.list_all(), Adopted::tool_router().list_all());
+    assert_eq!(router.get("search"), Adopted::tool_router().get("search"));
+    assert!(router.get("serch").is_none());
+
+    async fn serve<S: rmcp::ServerHandler>(
+        server: S,
+    ) -> rmcp::service::RunningService<rmcp::RoleClient, Client> {
+        let (server_io, client_io) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            let service = server.serve(server_io).await.unwrap();
+            let _ = service.waiting().await;
+        });
+        Client.serve(client_io).await.unwrap()
+    }
+    let adopted = serve(Adopted {
+        tool_router: Adopted::tool_router(),
+    })
+    .await;
+    let strict = serve(Unadopted {
+        tool_router: Unadopted::tool_router(),
+    })
+    .await;
+
+    // tools/list is unchanged.
+    let listed = adopted.list_all_tools().await.unwrap();
+    assert_eq!(listed, strict.list_all_tools().await.unwrap());
+    assert_eq!(listed.len(), 2);
+
+    let call = |arguments: Value| {
+        CallToolRequestParams::new("search").with_arguments(arguments.as_object().unwrap().clone())
+    };
+    let text =
+        |result: &CallToolResult| result.content[0].as_text().map(|t| t.text.clone()).unwrap();
+    let near = json!({"data_source_names": "dotnet/eshop", "query": "q"});
+    // rmcp alone refuses the near miss; the adopted server runs it.
+    let refused = strict.call_tool(call(near.clone())).await;
+    assert!(
+        refused.as_ref().is_err() || refused.as_ref().unwrap().is_error == Some(true),
+        "{refused:?}"
+    );
+    let bound = adopted.call_tool(call(near.clone())).await.unwrap();
+    assert_ne!(bound.is_error, Some(true));
+    assert_eq!(text(&bound), "q in dotnet/eshop");
+    // Many calls, one compilation each: the cache answers the same.
+    for _ in 0..3 {
+        let again = adopted.call_tool(call(near.clone())).await.unwrap();
+        assert_eq!(again, bound);
+    }
+    // Every other bad call gets canon's feedback as an error result.
+    let missing = adopted
+        .call_tool(call(json!({"data_source_names": ["a"]})))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&missing).unwrap(),
+        json!({
+            "content": [{"type": "text", "text": "The call to `search` was not run. /query: required, expected a string. Fix these and call `search` again."}],
+            "isError": true
+        })
+    );
+    // An unknown tool is still the router's answer.
+    assert!(adopted
+        .call_tool(CallToolRequestParams::new("serch"))
+        .await
+        .is_err());
+
+    adopted.cancel().await.unwrap();
+    strict.cancel().await.unwrap();
+}
+
+/// A nested struct and a recursive one, for the inlining.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Draft {
+    /// The title.
+    title: String,
+    labels: Vec<String>,
+}
+
+/// Open an issue.
+#[tool]
+fn open_issue(repo: String, issue: Draft, related: Option<Draft>) -> String {
+    let _ = (related, issue.labels);
+    format!("{repo}: {}", issue.title)
+}
+
+fn contains_key(value: &Value, key: &str) -> bool {
+    match value {
+        Value::Object(object) => {
+            object.contains_key(key) || object.values().any(|v| contains_key(v, key))
+        }
+        Value::Array(items) => items.iter().any(|v| contains_key(v, key)),
+        _ => false,
+    }
+}
+
+#[tokio::test]
+async fn inlined_schemas_have_no_refs() {
+    let mut toolbox = Toolbox::new();
+    toolbox.add(OpenIssue).unwrap();
+    let plain = McpServer::new(toolbox, "test", "0.0.0").unwrap();
+    let declared = serde_json::to_value(plain.tools()).unwrap();
+    assert!(contains_key(&declared, "$ref"), "{declared:#}");
+    let inlined = plain.clone().with_inlined_refs(true).unwrap();
+    let schemas = serde_json::to_value(inlined.tools()).unwrap();
+    assert!(!contains_key(&schemas, "$ref"), "{schemas:#}");
+    assert!(!contains_key(&schemas, "$defs"), "{schemas:#}");
+    let issue = &inlined.tools()[0].input_schema["properties"]["issue"];
+    assert_eq!(issue["properties"]["title"]["type"], "string");
+    assert_eq!(issue["required"], json!(["title", "labels"]));
+    // Off again: the export's schemas.
+    assert_eq!(
+        plain
+            .clone()
+            .with_inlined_refs(true)
+            .unwrap()
+            .with_inlined_refs(false)
+            .unwrap()
+            .tools(),
+        plain.tools()
+    );
+    // Calls bind the same: a near miss, nested.
+    let result = inlined
+        .call(request(
+            "open_issue",
+            json!({"repo": "r", "issue": {"title": "t", "labels": "bug"}}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(wire(&result)["content"][0]["text"], "r: t");
+
+    // Siblings of a `$ref`: annotations merge, constraints stay beside.
+    let tool: rmcp::model::Tool = serde_json::from_value(json!({
+        "name": "t",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "a": {"$ref": "#/$defs/S", "description": "A."},
+                "b": {"$ref": "#/$defs/S", "maxLength": 3},
+                "c": {"$ref": "#/definitions/x~1y"}
+            },
+            "$defs": {"S": {"type": "string", "minLength": 1}},
+            "definitions": {"x/y": {"type": "integer"}}
+        }
+    }))
+    .unwrap();
+    let inlined = inline_refs(&tool).unwrap();
+    assert_eq!(
+        Value::Object(inlined.input_schema.as_ref().clone()),
+        json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "minLength": 1, "description": "A."},
+                "b": {"type": "string", "minLength": 1, "maxLength": 3},
+                "c": {"type": "integer"}
+            }
+        })
+    );
+}
+
+/// A recursive type.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Node {
+    name: String,
+    children: Vec<Node>,
+}
+
+/// Walk a tree.
+#[tool]
+fn walk(root: Node) -> String {
+    root.name
+}
+
+#[test]
+fn a_recursive_type_cannot_be_inlined() {
+    let mut toolbox = Toolbox::new();
+    toolbox.add(Walk).unwrap();
+    let server = McpServer::new(toolbox, "test", "0.0.0").unwrap();
+    let error = server.with_inlined_refs(true).unwrap_err();
+    assert_eq!(error.tool, "walk");
+    assert_eq!(
+        error.pointer,
+        "/properties/root/properties/children/items/$ref"
+    );
+    assert_eq!(
+        error.to_string(),
+        "the tool `walk` cannot be declared for mcp at /properties/root/properties/children/items/$ref: in its input schema, `#/$defs/Node` refers to itself (a recursive type), so it cannot be inlined"
+    );
+
+    let bad = |schema: Value| {
+        let tool: rmcp::model::Tool =
+            serde_json::from_value(json!({"name": "t", "inputSchema": schema})).unwrap();
+        inline_refs(&tool).unwrap_err()
+    };
+    let remote = bad(json!({"type": "object", "properties": {"a": {"$ref": "https://x/s.json"}}}));
+    assert_eq!(remote.pointer, "/properties/a/$ref");
+    assert!(remote.reason.contains("not a local reference"), "{remote}");
+    let dangling = bad(json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}}));
+    assert!(dangling.reason.contains("points nowhere"), "{dangling}");
+    let root = bad(json!({"$ref": "#"}));
+    assert_eq!(root.pointer, "/$ref");
 }

@@ -697,7 +697,8 @@ fn shared_canonicalizer(tool: &Tool, policy: Policy) -> Option<Arc<Canonicalizer
 /// the first `$ref` that cannot be inlined: a recursive type, whose schema
 /// would be infinite (canon refuses rather than keep a `$ref` the client
 /// cannot read); a reference that is not local (`#/...`) or points
-/// nowhere; or a schema that would grow past a million nodes.
+/// nowhere; more than 64 references nested; or a schema that would grow
+/// past a million nodes.
 pub fn inline_refs(tool: &Tool) -> Result<Tool, ExportError> {
     let refuse = |which: &str, refusal: Refusal| ExportError {
         tool: tool.name.to_string(),
@@ -725,6 +726,10 @@ struct Refusal {
 /// At most this many nodes in an inlined schema: shared definitions are
 /// copied at each use, which a schema can make exponential.
 const MAX_INLINED_NODES: usize = 1_000_000;
+
+/// At most this many references expanded one inside another (each is a
+/// level of recursion here).
+const MAX_NESTED_REFS: usize = 64;
 
 fn inline_schema(schema: &JsonObject) -> Result<JsonObject, Refusal> {
     let root = Value::Object(schema.clone());
@@ -834,6 +839,12 @@ impl Inliner<'_> {
                 format!(
                     "`{reference}` refers to itself (a recursive type), so it cannot be inlined"
                 ),
+            ));
+        }
+        if self.expanding.len() >= MAX_NESTED_REFS {
+            return Err(refuse(
+                pointer,
+                format!("more than {MAX_NESTED_REFS} references are nested there"),
             ));
         }
         let Some(definition) = self.root.pointer(target) else {

@@ -1,5 +1,6 @@
 //! Every repair and every rejection emits one `tracing` event, with the tool
-//! name and pointers and never an argument value.
+//! name and pointers and never an argument value; a toolbox call is a span
+//! (target `canon::call`) holding its events.
 
 mod common;
 
@@ -190,4 +191,124 @@ fn opt_in_repairs_are_recorded_under_their_own_rule() {
     );
     assert_eq!(events[4].fields["pointers"], "[\"/hourly\"]");
     assert!(!format!("{events:?}").contains(SECRET));
+}
+
+/// Spans and the span each event was emitted in, by name and fields.
+#[derive(Clone, Default)]
+struct Spans(Arc<Mutex<SpanLog>>);
+
+#[derive(Debug, Default)]
+struct SpanLog {
+    spans: Vec<(String, String, BTreeMap<String, String>)>,
+    /// Per event: its target and the name of the span it was in.
+    events: Vec<(String, Option<String>)>,
+}
+
+struct Fields(BTreeMap<String, String>);
+
+impl Visit for Fields {
+    fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+}
+
+impl<S> Layer<S> for Spans
+where
+    S: Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    fn on_new_span(
+        &self,
+        attrs: &tracing::span::Attributes<'_>,
+        id: &tracing::span::Id,
+        _: Context<'_, S>,
+    ) {
+        let mut fields = Fields(BTreeMap::new());
+        attrs.record(&mut fields);
+        let mut log = self.0.lock().unwrap();
+        let meta = attrs.metadata();
+        log.spans.push((
+            meta.target().to_owned(),
+            format!("{}#{}", meta.name(), id.into_u64()),
+            fields.0,
+        ));
+    }
+
+    fn on_record(
+        &self,
+        id: &tracing::span::Id,
+        values: &tracing::span::Record<'_>,
+        _: Context<'_, S>,
+    ) {
+        let mut fields = Fields(BTreeMap::new());
+        values.record(&mut fields);
+        let mut log = self.0.lock().unwrap();
+        // The latest span of that id: ids are reused once a span closes.
+        let key = format!("#{}", id.into_u64());
+        if let Some(span) = log.spans.iter_mut().rev().find(|s| s.1.ends_with(&key)) {
+            span.2.extend(fields.0);
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        let span = ctx
+            .event_span(event)
+            .map(|s| format!("{}#{}", s.name(), s.id().into_u64()));
+        self.0
+            .lock()
+            .unwrap()
+            .events
+            .push((event.metadata().target().to_owned(), span));
+    }
+}
+
+#[tokio::test]
+async fn a_toolbox_call_is_a_span_holding_its_events() {
+    let spans = Spans::default();
+    let _guard = tracing::subscriber::set_default(Registry::default().with(spans.clone()));
+    let mut toolbox = canon::Toolbox::new();
+    toolbox.add(SearchCode).unwrap();
+    toolbox
+        .call(canon::ToolCall::new(
+            "c1",
+            "search_code",
+            json!({"data_source_names": SECRET, "query": "q"}),
+        ))
+        .await;
+    toolbox
+        .call(canon::ToolCall::new(
+            "c2",
+            "search_code",
+            json!({"data_source_names": [SECRET]}),
+        ))
+        .await;
+
+    let log = spans.0.lock().unwrap();
+    assert!(!format!("{log:?}").contains(SECRET));
+    assert_eq!(log.spans.len(), 2);
+    let mut common = fields(&[
+        ("otel.name", "execute_tool search_code"),
+        ("otel.kind", "internal"),
+        ("gen_ai.operation.name", "execute_tool"),
+        ("gen_ai.tool.name", "search_code"),
+        ("gen_ai.tool.call.id", "c1"),
+        ("gen_ai.tool.type", "function"),
+    ]);
+    assert_eq!(log.spans[0].0, "canon::call");
+    assert!(log.spans[0].1.starts_with("execute_tool#"));
+    assert_eq!(log.spans[0].2, common);
+    common.insert("gen_ai.tool.call.id".into(), "c2".into());
+    common.insert("error.type".into(), "rejected".into());
+    common.insert("otel.status_code".into(), "ERROR".into());
+    assert_eq!(log.spans[1].2, common);
+    // Each event is in its own call's span.
+    assert_eq!(
+        log.events,
+        [
+            ("canon::repair".to_owned(), Some(log.spans[0].1.clone())),
+            ("canon::reject".to_owned(), Some(log.spans[1].1.clone())),
+        ]
+    );
 }

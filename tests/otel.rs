@@ -71,6 +71,7 @@ fn otel() -> Otel {
         .build();
     let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("canon-test"));
     let guard = tracing::subscriber::set_default(Registry::default().with(layer));
+    tracing::callsite::rebuild_interest_cache();
     Otel {
         exporter,
         _provider: provider,

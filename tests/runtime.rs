@@ -482,6 +482,9 @@ async fn a_timeout_emits_one_event_with_the_tool_and_the_timeout_and_no_value() 
     let _default = tracing::subscriber::set_default(
         tracing_subscriber::Registry::default().with(events.clone()),
     );
+    // A callsite first reached by a test running without a subscriber may
+    // have cached "not interested" while this one was being installed.
+    tracing::callsite::rebuild_interest_cache();
     let mut toolbox = Toolbox::new().with_timeout(Duration::from_millis(1500));
     toolbox.add(Lookup).unwrap();
     let result = toolbox

@@ -50,7 +50,12 @@ impl<S: Subscriber> Layer<S> for Capture {
 fn capture(f: impl FnOnce()) -> Vec<Captured> {
     let capture = Capture::default();
     let subscriber = Registry::default().with(capture.clone());
-    tracing::subscriber::with_default(subscriber, f);
+    tracing::subscriber::with_default(subscriber, || {
+        // A callsite first reached by a test running without a subscriber
+        // may have cached "not interested" while this one was installed.
+        tracing::callsite::rebuild_interest_cache();
+        f()
+    });
     let events = capture.0.lock().unwrap().clone();
     events
 }
@@ -268,6 +273,7 @@ where
 async fn a_toolbox_call_is_a_span_holding_its_events() {
     let spans = Spans::default();
     let _guard = tracing::subscriber::set_default(Registry::default().with(spans.clone()));
+    tracing::callsite::rebuild_interest_cache();
     let mut toolbox = canon::Toolbox::new();
     toolbox.add(SearchCode).unwrap();
     toolbox

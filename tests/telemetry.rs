@@ -318,3 +318,40 @@ async fn a_toolbox_call_is_a_span_holding_its_events() {
         ]
     );
 }
+
+/// Counts, on the blocking pool.
+#[canon::tool]
+fn count_blocking(
+    /// What to count.
+    items: Vec<String>,
+) -> usize {
+    tracing::info!(target: "user", "counting");
+    items.len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn what_a_sync_tool_emits_is_inside_its_call_span() {
+    let spans = Spans::default();
+    let _guard = tracing::subscriber::set_default(Registry::default().with(spans.clone()));
+    tracing::callsite::rebuild_interest_cache();
+    let mut toolbox = canon::Toolbox::new();
+    toolbox.add(CountBlocking).unwrap();
+    let call = canon::ToolCall::new("c1", "count_blocking", json!({"items": ["a", "b"]}));
+    // The tool runs on a blocking-pool thread: the subscriber and the
+    // call's span go with it.
+    let result = toolbox.call(call).await;
+    assert!(!result.outcome.is_error(), "{:?}", result.outcome);
+    let log = spans.0.lock().unwrap();
+    let call_span = log
+        .spans
+        .iter()
+        .find(|s| s.0 == "canon::call")
+        .map(|s| s.1.clone());
+    assert!(call_span.is_some(), "{log:?}");
+    assert!(
+        log.events
+            .iter()
+            .any(|(target, span)| target == "user" && *span == call_span),
+        "{log:?}"
+    );
+}

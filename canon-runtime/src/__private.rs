@@ -448,7 +448,13 @@ where
     let Ok(handle) = tokio::runtime::Handle::try_current() else {
         return f();
     };
-    match handle.spawn_blocking(f).await {
+    // The caller's subscriber and the call's span go with the tool onto
+    // the blocking thread, so what the tool emits is recorded, inside its
+    // call.
+    let dispatch = tracing::dispatcher::get_default(|d| d.clone());
+    let span = tracing::Span::current();
+    let run = move || tracing::dispatcher::with_default(&dispatch, || span.in_scope(f));
+    match handle.spawn_blocking(run).await {
         Ok(output) => output,
         Err(error) => match error.try_into_panic() {
             Ok(panic) => std::panic::resume_unwind(panic),

@@ -10,10 +10,9 @@ use std::time::Duration;
 use tracing::field::Empty;
 use tracing::Span;
 
-use crate::feedback::messages::{name_preview, PANICKED};
+use crate::feedback::messages::name_preview;
 use crate::feedback::BindError;
 use crate::repair::Repair;
-use crate::toolbox::ToolOutcome;
 
 /// The span of one call of `tool` with the call id `call_id` (target
 /// `canon::call`, INFO), as the OpenTelemetry GenAI semantic conventions
@@ -42,21 +41,15 @@ pub(crate) fn call_span(tool: &str, call_id: &str) -> Span {
 }
 
 /// Records on `span` what became of its call: for a call that did not run
-/// successfully, `error.type` (`rejected`, `no_such_tool`, `failed`,
-/// `panicked` or `timed_out`) and `otel.status_code = "ERROR"`. Neither the
+/// successfully, its `error.type` (`ToolOutcome::error_type`) and
+/// `otel.status_code = "ERROR"`. Neither the
 /// tool's error text nor a panic's is recorded: either may quote the
 /// arguments.
-pub(crate) fn call_outcome(span: &Span, outcome: &ToolOutcome) {
-    let error_type = match outcome {
-        ToolOutcome::Ran { .. } => return,
-        ToolOutcome::Rejected(_) => "rejected",
-        ToolOutcome::NoSuchTool { .. } => "no_such_tool",
-        ToolOutcome::Failed { message } if message.starts_with(PANICKED) => "panicked",
-        ToolOutcome::Failed { .. } => "failed",
-        ToolOutcome::TimedOut { .. } => "timed_out",
-    };
-    span.record("error.type", error_type);
-    span.record("otel.status_code", "ERROR");
+pub(crate) fn call_outcome(span: &Span, error_type: Option<&'static str>) {
+    if let Some(error_type) = error_type {
+        span.record("error.type", error_type);
+        span.record("otel.status_code", "ERROR");
+    }
 }
 
 /// Records one repair of a call of `tool` (target `canon::repair`, INFO).

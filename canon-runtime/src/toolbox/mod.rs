@@ -242,6 +242,20 @@ pub enum ToolOutcome {
 }
 
 impl ToolOutcome {
+    /// The OpenTelemetry `error.type` of a call that did not run
+    /// successfully (`rejected`, `no_such_tool`, `failed`, `panicked` or
+    /// `timed_out`); `None` for one that ran.
+    pub(crate) fn error_type(&self) -> Option<&'static str> {
+        Some(match self {
+            ToolOutcome::Ran { .. } => return None,
+            ToolOutcome::Rejected(_) => "rejected",
+            ToolOutcome::NoSuchTool { .. } => "no_such_tool",
+            ToolOutcome::Failed { message } if message.starts_with(PANICKED) => "panicked",
+            ToolOutcome::Failed { .. } => "failed",
+            ToolOutcome::TimedOut { .. } => "timed_out",
+        })
+    }
+
     /// True unless the tool ran.
     pub fn is_error(&self) -> bool {
         !matches!(self, ToolOutcome::Ran { .. })
@@ -761,7 +775,7 @@ impl Toolbox {
             .instrument(span.clone())
             .await;
         // Recorded before the span closes, when the last handle drops.
-        crate::bind::telemetry::call_outcome(&span, &outcome);
+        crate::bind::telemetry::call_outcome(&span, outcome.error_type());
         drop(span);
         // However deep the caller built it, dropping it does not recurse.
         if let Arguments::Json(value) = arguments {

@@ -153,6 +153,7 @@ fn only_the_two_documented_edges_point_up() {
         "export",
         "toolbox",
         "wire",
+        "rig",
         "testing",
         "mcp",
         "__private",

@@ -11,6 +11,8 @@ mod limits;
 #[cfg(feature = "rmcp")]
 pub mod mcp;
 mod repair;
+#[cfg(feature = "rig")]
+pub mod rig;
 mod schema;
 pub mod testing;
 pub mod toolbox;

@@ -99,6 +99,9 @@
 //! is linear in the size of the chunk, times at most the number of calls
 //! held.
 
+#[cfg(feature = "async-openai")]
+pub mod async_openai;
+
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};

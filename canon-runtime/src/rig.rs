@@ -1,0 +1,1 @@
+//! A toolbox as tools a rig agent takes (feature `rig`).

@@ -1,0 +1,2 @@
+//! Conversions between `canon::openai` and async-openai's request and
+//! response types (feature `async-openai`).

@@ -436,11 +436,40 @@ impl Tolerant {
 /// the attribute below does, costs a clone of the router and no
 /// compilation).
 ///
-/// In an rmcp server written with its macros, the one change is:
+/// In an rmcp server written with its macros, the one change is the
+/// `router` of `#[tool_handler]`:
 ///
-/// ```text
-/// #[tool_handler(router = canon::mcp::TolerantRouter::new(self.tool_router.clone()))]
+/// ```
+/// use canon::mcp::TolerantRouter;
+/// use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+/// use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct SearchArgs {
+///     data_source_names: Vec<String>,
+///     query: String,
+/// }
+///
+/// #[derive(Clone)]
+/// struct Server {
+///     tool_router: ToolRouter<Server>,
+/// }
+///
+/// #[tool_router]
+/// impl Server {
+///     #[tool(description = "Search code.")]
+///     fn search(&self, Parameters(args): Parameters<SearchArgs>) -> String {
+///         format!("{} in {}", args.query, args.data_source_names.join(", "))
+///     }
+/// }
+///
+/// // Was `#[tool_handler]` (or `router = self.tool_router`).
+/// #[tool_handler(router = TolerantRouter::new(self.tool_router.clone()))]
 /// impl ServerHandler for Server {}
+///
+/// let server = Server { tool_router: Server::tool_router() };
+/// // The server's own tools, listed as before.
+/// assert_eq!(TolerantRouter::new(server.tool_router.clone()).list_all().len(), 1);
 /// ```
 ///
 /// The router below is the one `#[tool_router]` generates for a tool

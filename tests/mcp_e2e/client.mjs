@@ -1,11 +1,13 @@
-// End to end: the official MCP TypeScript SDK drives canon's example server
-// (examples/mcp_server.rs) over stdio. Usage: node client.mjs SERVER_BINARY
+// End to end: the official MCP TypeScript SDK drives canon's example servers
+// over stdio: examples/mcp_server.rs (a toolbox served with McpServer), then
+// examples/tolerant_router.rs (an rmcp server that adopted canon's
+// TolerantRouter). Usage: node client.mjs MCP_SERVER TOLERANT_ROUTER
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const server = process.argv[2];
+const [server, routerServer] = process.argv.slice(2);
 const transport = new StdioClientTransport({ command: server, args: [], stderr: "ignore" });
 const client = new Client({ name: "canon-e2e", version: "1.0.0" });
 await client.connect(transport);
@@ -118,4 +120,64 @@ assert.ok(after - before <= BOUND_KB, `server memory grew by ${after - before} k
 ok(`1,000 sequential and 100 concurrent calls (server RSS ${before} kB -> ${after} kB, bound +${BOUND_KB} kB)`);
 
 await client.close();
+
+// examples/tolerant_router.rs: an rmcp server written with rmcp's macros,
+// whose `#[tool_handler(router = ...)]` is canon's TolerantRouter.
+{
+  // rmcp's own schema for `Parameters<SearchArgs>` (schemars, draft 2020-12).
+  const SEARCH_SCHEMA = {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    type: "object",
+    properties: {
+      data_source_names: {
+        description: 'Repositories to search, like "dotnet/eshop".',
+        type: "array",
+        items: { type: "string" },
+      },
+      query: { description: "What to look for.", type: "string" },
+    },
+    required: ["data_source_names", "query"],
+  };
+  const REFUSED =
+    "The call to `search_code` was not run. /data_source_names: expected an array of strings, got a string " +
+    'holding a comma-separated list; send each value as its own element (["dotnet/eshop", "dotnet/runtime"]), ' +
+    'or ["dotnet/eshop, dotnet/runtime"] if it is one value. Fix these and call `search_code` again.';
+  const MISSING = "The call to `star` was not run. /repo: required, expected a string. Fix these and call `star` again.";
+
+  const transport = new StdioClientTransport({ command: routerServer, args: [], stderr: "ignore" });
+  const client = new Client({ name: "canon-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  const ok = (name) => checks.push(`tolerant_router: ${name}`);
+  assert.equal(client.getServerVersion().name, "tolerant-router-demo");
+
+  // tools/list is the router's own: rmcp's tools, rmcp's schemas (its
+  // draft 2020-12 `$schema`, which canon's own export leaves out).
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name), ["search_code", "star"]);
+  assert.equal(tools[0].description, "Search code in the given data sources.");
+  assert.deepEqual(tools[0].inputSchema, SEARCH_SCHEMA);
+  assert.deepEqual(tools[1].inputSchema.required, ["repo"]);
+  ok("tools/list is the server's own");
+
+  const call = (name, args) => client.callTool({ name, arguments: args });
+  const valid = await call("search_code", { data_source_names: ["dotnet/eshop"], query: "basket" });
+  assert.deepEqual(valid, { content: [{ type: "text", text: "dotnet/eshop: src/basket.cs" }], isError: false });
+  ok("valid call");
+
+  // rmcp's Parameters<T> alone refuses this ("failed to deserialize
+  // parameters"); canon binds it first, and the tool runs.
+  const near = await call("search_code", { data_source_names: "dotnet/eshop", query: "basket" });
+  assert.deepEqual(near, valid);
+  ok("near miss repaired, the tool ran");
+
+  // What no rule may repair: canon's feedback as an isError result, not a
+  // protocol error.
+  const refused = await call("search_code", { data_source_names: "dotnet/eshop, dotnet/runtime", query: "basket" });
+  assert.deepEqual(refused, { content: [{ type: "text", text: REFUSED }], isError: true });
+  const missing = await call("star", {});
+  assert.deepEqual(missing, { content: [{ type: "text", text: MISSING }], isError: true });
+  ok("unrepairable calls get canon's feedback as isError results");
+
+  await client.close();
+}
 for (const check of checks) console.log(`ok   typescript sdk: ${check}`);

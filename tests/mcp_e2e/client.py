@@ -1,5 +1,7 @@
-"""End to end: the official MCP Python SDK drives canon's example server
-(examples/mcp_server.rs) over stdio. Usage: python client.py SERVER_BINARY
+"""End to end: the official MCP Python SDK drives canon's example servers over
+stdio: examples/mcp_server.rs (a toolbox served with McpServer), then
+examples/tolerant_router.rs (an rmcp server that adopted canon's
+TolerantRouter). Usage: python client.py MCP_SERVER TOLERANT_ROUTER
 """
 
 import asyncio
@@ -10,7 +12,29 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-SERVER = sys.argv[1]
+SERVER, ROUTER = sys.argv[1:3]
+
+# examples/tolerant_router.rs: rmcp's own schema for `Parameters<SearchArgs>`
+# (schemars, draft 2020-12), and canon's feedback for two calls it refuses.
+SEARCH_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+        "data_source_names": {
+            "description": 'Repositories to search, like "dotnet/eshop".',
+            "type": "array",
+            "items": {"type": "string"},
+        },
+        "query": {"description": "What to look for.", "type": "string"},
+    },
+    "required": ["data_source_names", "query"],
+}
+REFUSED = (
+    "The call to `search_code` was not run. /data_source_names: expected an array of strings, got a string "
+    'holding a comma-separated list; send each value as its own element (["dotnet/eshop", "dotnet/runtime"]), '
+    'or ["dotnet/eshop, dotnet/runtime"] if it is one value. Fix these and call `search_code` again.'
+)
+MISSING = "The call to `star` was not run. /repo: required, expected a string. Fix these and call `star` again."
 
 
 def note(pointer):
@@ -83,8 +107,49 @@ async def main():
                     'opened "Flaky" in dotnet/eshop with labels [bug]\n' + note("/issue/labels")
                 ), nested.content
                 checks.append("nested near miss, with its repair note")
+        await tolerant_router(checks, devnull)
     for check in checks:
         print(f"ok   python sdk: {check}")
+
+
+async def tolerant_router(checks, devnull):
+    """examples/tolerant_router.rs: an rmcp server written with rmcp's macros,
+    whose `#[tool_handler(router = ...)]` is canon's TolerantRouter."""
+    params = StdioServerParameters(command=ROUTER, args=[])
+    async with stdio_client(params, errlog=devnull) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.name == "tolerant-router-demo", init.server_info
+
+            # tools/list is the router's own: rmcp's tools and schemas.
+            tools = (await session.list_tools()).tools
+            assert [t.name for t in tools] == ["search_code", "star"], tools
+            assert tools[0].input_schema == SEARCH_SCHEMA, tools[0].input_schema
+            checks.append("tolerant_router: tools/list is the server's own")
+
+            def text(result):
+                assert len(result.content) == 1 and result.content[0].type == "text", result.content
+                return result.content[0].text
+
+            valid = await session.call_tool("search_code", {"data_source_names": ["dotnet/eshop"], "query": "basket"})
+            assert not valid.is_error and text(valid) == "dotnet/eshop: src/basket.cs", valid
+            checks.append("tolerant_router: valid call")
+
+            # rmcp's Parameters<T> alone refuses this; canon binds it first.
+            near = await session.call_tool("search_code", {"data_source_names": "dotnet/eshop", "query": "basket"})
+            assert not near.is_error and text(near) == text(valid), near
+            checks.append("tolerant_router: near miss repaired, the tool ran")
+
+            # What no rule may repair: canon's feedback as an isError result,
+            # not a protocol error.
+            refused = await session.call_tool(
+                "search_code", {"data_source_names": "dotnet/eshop, dotnet/runtime", "query": "basket"}
+            )
+            assert refused.is_error is True and text(refused) == REFUSED, refused
+            assert refused.structured_content is None, refused.structured_content
+            missing = await session.call_tool("star", {})
+            assert missing.is_error is True and text(missing) == MISSING, missing
+            checks.append("tolerant_router: unrepairable calls get canon's feedback as isError results")
 
 
 asyncio.run(main())

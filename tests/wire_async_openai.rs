@@ -387,6 +387,12 @@ fn what_async_openai_refuses_the_value_path_reads() {
         openai::function_calls(&item),
         [ToolCall::new("fc_1", "ping", "{}")]
     );
+    // A Responses `usage` without its details (the shape recorded in
+    // tests/wire_openai.rs).
+    let mut response = responses_parallel();
+    response["usage"] = json!({"input_tokens": 291, "output_tokens": 23, "total_tokens": 314});
+    assert!(serde_json::from_value::<Response>(response.clone()).is_err());
+    assert_eq!(openai::function_calls(&response).len(), 2);
 }
 
 // ---------------------------------------------------------------------

@@ -119,7 +119,10 @@
 //!   an `index` (older Ollama builds);
 //! - a custom tool call as OpenAI sends it (`"custom": {...}`:
 //!   async-openai 0.43 expects `custom_tool`);
-//! - a `function_call` item without `call_id`, `name` or `arguments`;
+//! - a `function_call` item without `call_id`, `name` or `arguments`, and
+//!   a Responses `usage` without `input_tokens_details` and
+//!   `output_tokens_details` (OpenAI sends them; not every compatible
+//!   server does);
 //! - a `finish_reason`, `role` or stream event type async-openai does not
 //!   know.
 //!

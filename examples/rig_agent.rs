@@ -1,35 +1,27 @@
-//! canon's tools in rig, offline: a scripted model makes the calls a small
-//! model makes (a near miss, a broken call, the corrected retry), rig runs
-//! each through its tool dispatch, and canon binds it: the near miss is
-//! repaired and runs, the broken call is refused and the model reads why.
+//! canon's tools in rig's own agent loop, offline: rig-agent's scripted
+//! completion model makes the calls a small model makes (a near miss, a
+//! broken call, the corrected retry), `agent.prompt(..)` runs them, and
+//! canon binds each: the near miss is repaired and runs, the broken call is
+//! refused and the model reads why, then calls again.
 //!
 //! Run: `cargo run --features rig --example rig_agent`
 
 use std::fmt::Write;
 
 use canon::{tool, Toolbox};
-use serde_json::{json, Value};
+use rig_agent::agent::{AgentHook, DispatchAction, DispatchEvent, HookContext};
+use rig_agent::agent::{OutcomeAction, OutcomeEvent};
+use rig_agent::test_utils::{MockCompletionModel, MockTurn};
+use rig_agent::AgentBuilder;
+use serde_json::json;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 
-/// Search code in the given data sources.
+/// Search code in the given repositories (like "dotnet/eshop").
 #[tool]
-fn search_code(
-    /// Repositories to search, like "dotnet/eshop".
-    data_source_names: Vec<String>,
-    /// What to look for.
-    query: String,
-    /// At most this many hits.
-    limit: Option<u32>,
-) -> String {
+fn search_code(data_source_names: Vec<String>, query: String, limit: Option<u32>) -> String {
     let repos = data_source_names.join(", ");
     format!("{} hits for {query} in {repos}", limit.unwrap_or(10))
-}
-
-/// One turn of the scripted model.
-enum Turn {
-    Call(&'static str, Value),
-    Answer(&'static str),
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -40,49 +32,64 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut toolbox = Toolbox::new();
     toolbox.add(SearchCode)?;
 
-    // The glue: the toolbox as rig tools. In rig's agent runtime (rig-agent):
-    //     AgentBuilder::new(model).dynamic_tools(canon::rig::tools(toolbox)?).build()
-    let tools = canon::rig::tools(toolbox)?;
-
-    let script = [
+    // What a small model sends, scripted.
+    let model = MockCompletionModel::from_turns([
         // A bare string where the schema says array of strings.
-        Turn::Call(
+        MockTurn::tool_call(
+            "call_1",
             "search_code",
             json!({"data_source_names": "dotnet/eshop", "query": "BasketService"}),
         ),
         // A number as text, and no query.
-        Turn::Call(
+        MockTurn::tool_call(
+            "call_2",
             "search_code",
             json!({"data_source_names": ["dotnet/eshop"], "limit": "five"}),
         ),
-        Turn::Call(
+        MockTurn::tool_call(
+            "call_3",
             "search_code",
             json!({"data_source_names": ["dotnet/eshop"], "query": "OrderService", "limit": 5}),
         ),
-        Turn::Answer("BasketService and OrderService are in dotnet/eshop."),
-    ];
-    for turn in script {
-        match turn {
-            Turn::Call(name, arguments) => {
-                println!("model calls {name}({arguments})");
-                let tool = tools
-                    .iter()
-                    .find(|tool| tool.name().as_str() == name)
-                    .ok_or("the model called a tool the agent does not have")?;
-                // What rig's agent does with the call: dispatch it to the tool.
-                match tool.execute(arguments).await {
-                    Ok(output) => println!("  ran; the model reads: {}", output.render()),
-                    Err(error) => println!(
-                        "  not run ({}); the model reads: {}",
-                        error.kind(),
-                        error.model_output().render()
-                    ),
-                }
-            }
-            Turn::Answer(text) => println!("final answer: {text}"),
-        }
-    }
+        MockTurn::text("BasketService and OrderService are in dotnet/eshop."),
+    ]);
+
+    // The glue: the toolbox as the agent's tools. With a real model
+    // (`OpenAI::from_env()?.chat("gpt-4o-mini")`), only `model` changes.
+    let agent = AgentBuilder::new(model)
+        .dynamic_tools(canon::rig::tools(toolbox)?)
+        .add_hook(PrintCalls)
+        .build();
+
+    let response = agent
+        .prompt("Where is the basket code?")
+        .max_turns(5)
+        .await?;
+    println!("final answer: {}", response.output());
     Ok(())
+}
+
+/// Prints each tool call rig's loop dispatches, and what the model reads.
+struct PrintCalls;
+
+impl AgentHook for PrintCalls {
+    async fn on_dispatch(&self, _: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
+        if let (Some(name), Some(arguments)) = (event.tool_name(), event.tool_args()) {
+            println!("model calls {name}({arguments})");
+        }
+        DispatchAction::proceed()
+    }
+
+    async fn on_outcome(&self, _: &HookContext, event: OutcomeEvent<'_>) -> OutcomeAction {
+        if let Some(result) = event.tool_result() {
+            let reads = result.output().render();
+            match result.error() {
+                None => println!("  ran; the model reads: {reads}"),
+                Some(error) => println!("  not run ({}); the model reads: {reads}", error.kind()),
+            }
+        }
+        OutcomeAction::proceed()
+    }
 }
 
 /// Prints canon's events (`canon::repair`, `canon::reject`) with their

@@ -1,28 +1,39 @@
 #![cfg(feature = "rig")]
-//! canon's tools in rig: rig's OpenAI Chat Completions wire talks to a
-//! scripted model (an HTTP double: no network, no clock), the tools are
-//! `canon::rig::tools`, and each turn runs the way rig's agent runtime runs
-//! it: the request is the conversation and the tools' definitions, each
-//! call is dispatched to the tool's handler (`rig_core::serve`), and its
-//! result goes back as `rig_core::transcript::tool_result_output` shapes
-//! it. The model's side is asserted on the HTTP bodies rig sends.
+//! canon's tools in rig's own agent loop: rig-agent's `AgentBuilder` takes
+//! `canon::rig::tools` with `.dynamic_tools(..)`, and `agent.prompt(..)`
+//! runs the turns (model, tool calls, results back to the model, model
+//! again). No network and no clock: two scripted models drive the loop.
+//!
+//! - rig-agent's scripted completion model (`MockCompletionModel`, from its
+//!   `test-utils`): each request is read as rig's loop built it, tool
+//!   results and their error flags included.
+//! - rig's OpenAI Chat Completions wire over an HTTP double: what the model
+//!   reads is asserted on the HTTP bodies rig sends (the declared tools,
+//!   strict or not, and each tool message).
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
+use bytes::Bytes;
 use canon::export::Dialect;
-use canon::{rig, tool, RepairRule, Toolbox};
+use canon::toolbox::CallContext;
+use canon::{rig, tool, Context, RepairRule, Toolbox};
+use rig_agent::test_utils::{MockCompletionModel, MockTurn};
+use rig_agent::AgentBuilder;
 use rig_core::completion::{CompletionRequest, Message};
 use rig_core::driver::Model;
-use rig_core::effect::{EffectKind, Outcome};
 use rig_core::http_client::{self, HttpClientExt, LazyBody, MultipartForm, Request, Response};
+use rig_core::message::UserContent;
 use rig_core::providers::openai::wire::Chat;
 use rig_core::providers::openai::OpenAIConfig;
-use rig_core::tool::{DynamicTool, ToolExecutionError, ToolResult};
-use rig_core::transcript::tool_result_output;
+use rig_core::tool::ToolContext;
 use serde_json::{json, Value};
+
+/// What the model reads for the broken call (`limit: "five"`, no query).
+const FEEDBACK: &str = "The call to `search_code` was not run. \
+    /limit: expected an integer or null, got the string \"five\". \
+    /query: required, expected a string. Fix these and call `search_code` again.";
 
 /// Search code in the given data sources.
 #[tool]
@@ -97,32 +108,61 @@ fn explode() -> String {
     panic!("secret token sk-123")
 }
 
+/// The caller's tenant, from the call context.
+#[derive(Clone)]
+struct Tenant(String);
+
+/// Say whose workspace this is.
+#[tool]
+fn whoami(tenant: Context<Tenant>) -> String {
+    format!("tenant {}", tenant.0 .0)
+}
+
 // ---------------------------------------------------------------------------
-// The scripted model: an HTTP client double for rig's OpenAI wire.
+// rig-agent's scripted completion model.
 
-/// `bytes::Bytes`, which rig's HTTP client trait names, reached through
-/// rig's own `LazyBytes` (this crate has no `bytes` dependency).
-trait Resolves {
-    type Value;
+/// The tool results the model reads in a request rig's loop built: each
+/// call's id, its text, and whether rig flags it as an error.
+fn results(request: &CompletionRequest) -> Vec<(String, String, bool)> {
+    let mut results = Vec::new();
+    for message in &request.chat_history {
+        if let Message::User { content } = message {
+            for part in content {
+                if let UserContent::ToolResult(result) = part {
+                    let text: Vec<_> = result.content.iter().map(|c| c.as_text()).collect();
+                    let text = text.into_iter().collect::<Option<String>>();
+                    let text = text.expect("tool results are text");
+                    results.push((result.call.wire().into_owned(), text, result.is_error));
+                }
+            }
+        }
+    }
+    results
 }
 
-impl<T> Resolves for Pin<Box<dyn Future<Output = Result<T, http_client::Error>> + Send>> {
-    type Value = T;
+/// The result of the call `id`, as the model reads it in `request`.
+fn result(request: &CompletionRequest, id: &str) -> (String, bool) {
+    results(request)
+        .into_iter()
+        .find(|(call, ..)| call == id)
+        .map(|(_, text, is_error)| (text, is_error))
+        .unwrap_or_else(|| panic!("no result for {id} in {:?}", results(request)))
 }
 
-type Bytes = <http_client::LazyBytes as Resolves>::Value;
+// ---------------------------------------------------------------------------
+// An HTTP client double for rig's OpenAI wire.
 
 /// Answers each request with the next scripted Chat Completions response,
 /// and keeps every request body.
 #[derive(Clone, Default)]
-struct ScriptedModel {
+struct ScriptedOpenAi {
     replies: Arc<Mutex<VecDeque<Value>>>,
     requests: Arc<Mutex<Vec<Value>>>,
 }
 
-impl ScriptedModel {
+impl ScriptedOpenAi {
     fn new(replies: impl IntoIterator<Item = Value>) -> Self {
-        ScriptedModel {
+        ScriptedOpenAi {
             replies: Arc::new(Mutex::new(replies.into_iter().collect())),
             requests: Arc::default(),
         }
@@ -134,7 +174,7 @@ impl ScriptedModel {
     }
 }
 
-impl HttpClientExt for ScriptedModel {
+impl HttpClientExt for ScriptedOpenAi {
     fn send<T, U>(
         &self,
         request: Request<T>,
@@ -221,50 +261,6 @@ fn answers(text: &str) -> Value {
     })
 }
 
-// ---------------------------------------------------------------------------
-// The agent loop, as rig's agent runtime runs a turn.
-
-/// Runs `prompt` to the model's final text, at most `max_turns` requests.
-async fn prompt(
-    model: &Model<Chat, ScriptedModel>,
-    tools: &[DynamicTool],
-    prompt: &str,
-    max_turns: usize,
-) -> String {
-    let definitions: Vec<_> = tools.iter().map(DynamicTool::definition).collect();
-    let mut history: Vec<Message> = vec![Message::user(prompt)];
-    for _ in 0..max_turns {
-        let (last, earlier) = history.split_last().expect("a conversation");
-        let request = CompletionRequest::new(last.clone())
-            .messages(earlier.to_vec())
-            .tools(definitions.clone());
-        let response = model.call(request).await.expect("the model answers");
-        let calls: Vec<_> = response.tool_calls().cloned().collect();
-        history.extend(response.message());
-        if calls.is_empty() {
-            return response.text();
-        }
-        let mut results = Vec::new();
-        for call in calls {
-            let tool = tools
-                .iter()
-                .find(|tool| *tool.name() == call.function.name)
-                .expect("a tool the agent has");
-            let effect = EffectKind::ToolCall {
-                name: call.function.name.to_string(),
-                args: call.function.arguments_value().to_string(),
-            };
-            let result = match rig_core::serve::serve_inline(tool.handler(), effect).await {
-                Ok(Outcome::ToolResult { result }) => result,
-                other => ToolResult::failed(ToolExecutionError::other(format!("{other:?}"))),
-            };
-            results.push(tool_result_output(call.id, call.function.name, &result));
-        }
-        history.push(Message::from(results));
-    }
-    panic!("no final answer within {max_turns} turns")
-}
-
 /// The tool message of the call `id` in a request body.
 fn tool_message<'a>(request: &'a Value, id: &str) -> &'a Value {
     request["messages"]
@@ -281,52 +277,167 @@ fn tool_text(request: &Value, id: &str) -> String {
     }
 }
 
-fn chat(strict: bool) -> Chat {
+/// rig's OpenAI Chat Completions wire, strict or not, over `http`.
+fn openai(strict: bool, http: &ScriptedOpenAi) -> Model<Chat, ScriptedOpenAi> {
     let chat = OpenAIConfig::new("sk-test").chat("gpt-4o-mini");
-    if strict {
+    let chat = if strict {
         chat.with_strict_tools()
     } else {
         chat
-    }
+    };
+    Model::new(chat, http.clone())
 }
 
 // ---------------------------------------------------------------------------
 
 #[tokio::test]
-async fn a_near_miss_runs_a_broken_call_gets_feedback_and_the_retry_succeeds() {
+async fn rigs_agent_loop_runs_the_near_miss_feeds_back_the_broken_call_and_runs_the_retry() {
     let mut toolbox = Toolbox::new();
     toolbox.add(SearchCode).unwrap();
     let toolbox = Arc::new(toolbox);
-    let tools = rig::tools(Arc::clone(&toolbox)).unwrap();
 
-    let model = ScriptedModel::new([
+    let model = MockCompletionModel::from_turns([
         // A bare string where the schema says array of strings.
-        calls(
+        MockTurn::tool_call(
             "call_1",
             "search_code",
             json!({"data_source_names": "dotnet/eshop", "query": "basket"}),
         ),
         // A number as text and no query: nothing canon repairs.
-        calls(
+        MockTurn::tool_call(
             "call_2",
             "search_code",
             json!({"data_source_names": ["dotnet/eshop"], "limit": "five"}),
         ),
-        calls(
+        MockTurn::tool_call(
             "call_3",
             "search_code",
             json!({"data_source_names": ["dotnet/eshop"], "query": "order", "limit": 5}),
         ),
-        answers("Found the basket and order code."),
+        MockTurn::text("Found the basket and order code."),
     ]);
-    let agent = Model::new(chat(false), model.clone());
+    let agent = AgentBuilder::new(model.clone())
+        .dynamic_tools(rig::tools(Arc::clone(&toolbox)).unwrap())
+        .build();
 
-    let answer = prompt(&agent, &tools, "Where is the basket code?", 5).await;
-    assert_eq!(answer, "Found the basket and order code.");
+    let response = agent
+        .prompt("Where is the basket code?")
+        .max_turns(5)
+        .await
+        .unwrap();
+    assert_eq!(response.output(), "Found the basket and order code.");
 
     let requests = model.requests();
     assert_eq!(requests.len(), 4);
+    // The model is offered canon's declaration.
+    let export = toolbox.export(Dialect::OpenAi { strict: false }).unwrap();
+    let function = &export[0]["function"];
+    let declared = json!([{
+        "name": function["name"],
+        "description": function["description"],
+        "parameters": function["parameters"],
+    }]);
+    for request in &requests {
+        assert_eq!(serde_json::to_value(&request.tools).unwrap(), declared);
+    }
 
+    // The near miss ran, repaired.
+    let ran = ("10 hits for basket in dotnet/eshop".to_owned(), false);
+    assert_eq!(result(&requests[1], "call_1"), ran);
+    // The broken call did not run: rig's loop sent canon's feedback back as
+    // the call's error result, and the model called again.
+    assert_eq!(result(&requests[2], "call_2"), (FEEDBACK.to_owned(), true));
+    // The retry ran.
+    let ran = ("5 hits for order in dotnet/eshop".to_owned(), false);
+    assert_eq!(result(&requests[3], "call_3"), ran);
+    assert_eq!(results(&requests[3]).len(), 3);
+
+    let stats = &toolbox.stats()["search_code"];
+    assert_eq!((stats.calls, stats.ran, stats.rejected), (3, 2, 1));
+    assert_eq!(stats.repairs.get(&RepairRule::ScalarToArray), Some(&1));
+    assert_eq!(stats.repairs.values().sum::<u64>(), 1);
+}
+
+#[tokio::test]
+async fn a_context_tool_reads_the_call_context_in_the_runs_tool_context() {
+    let mut toolbox = Toolbox::new();
+    toolbox.add(Whoami).unwrap();
+    let toolbox = Arc::new(toolbox);
+    let model = MockCompletionModel::from_turns([
+        MockTurn::tool_call("call_1", "whoami", json!({})),
+        MockTurn::text("You are acme."),
+        MockTurn::tool_call("call_2", "whoami", json!({})),
+        MockTurn::text("I cannot tell."),
+    ]);
+    let agent = AgentBuilder::new(model.clone())
+        .dynamic_tools(rig::tools(Arc::clone(&toolbox)).unwrap())
+        .build();
+
+    // canon's call context, attached to the run's tool context as a scope.
+    let call_context = CallContext::new().with(Tenant("acme".into()));
+    let tool_context = ToolContext::new().with_scope(Arc::new(call_context));
+    let response = agent
+        .prompt("Who am I?")
+        .tool_context(tool_context)
+        .max_turns(3)
+        .await
+        .unwrap();
+    assert_eq!(response.output(), "You are acme.");
+    let requests = model.requests();
+    assert_eq!(
+        result(&requests[1], "call_1"),
+        ("tenant acme".into(), false)
+    );
+
+    // Without one, the call context is empty: the tool does not run, and
+    // the model reads why.
+    let response = agent.prompt("Who am I?").max_turns(3).await.unwrap();
+    assert_eq!(response.output(), "I cannot tell.");
+    let requests = model.requests();
+    assert_eq!(
+        result(&requests[3], "call_2"),
+        (
+            "The tool `whoami` failed: the caller supplied no `Tenant` in the call \
+             context, so the tool did not run"
+                .into(),
+            true
+        )
+    );
+    let stats = &toolbox.stats()["whoami"];
+    assert_eq!((stats.calls, stats.ran, stats.rejected), (2, 1, 0));
+}
+
+#[tokio::test]
+async fn on_openais_wire_the_model_reads_canons_declaration_and_feedback() {
+    let mut toolbox = Toolbox::new();
+    toolbox.add(SearchCode).unwrap();
+    let toolbox = Arc::new(toolbox);
+
+    let http = ScriptedOpenAi::new([
+        calls(
+            "call_1",
+            "search_code",
+            json!({"data_source_names": ["dotnet/eshop"], "limit": "five"}),
+        ),
+        calls(
+            "call_2",
+            "search_code",
+            json!({"data_source_names": "dotnet/eshop", "query": "order", "limit": 5}),
+        ),
+        answers("Found the order code."),
+    ]);
+    let agent = AgentBuilder::new(openai(false, &http))
+        .dynamic_tools(rig::tools(Arc::clone(&toolbox)).unwrap())
+        .build();
+    let response = agent
+        .prompt("Where is the order code?")
+        .max_turns(3)
+        .await
+        .unwrap();
+    assert_eq!(response.output(), "Found the order code.");
+
+    let requests = http.requests();
+    assert_eq!(requests.len(), 3);
     // What rig declares to the model is canon's export (rig leaves out
     // `"strict": false`).
     let mut export = toolbox.export(Dialect::OpenAi { strict: false }).unwrap();
@@ -336,28 +447,15 @@ async fn a_near_miss_runs_a_broken_call_gets_feedback_and_the_retry_succeeds() {
     for request in &requests {
         assert_eq!(request["tools"], export);
     }
-
-    // The near miss ran, repaired.
+    // The refusal is a plain tool message: canon's feedback is all of it.
     assert_eq!(
-        tool_text(&requests[1], "call_1"),
-        "10 hits for basket in dotnet/eshop"
+        *tool_message(&requests[1], "call_1"),
+        json!({"role": "tool", "tool_call_id": "call_1", "content": FEEDBACK})
     );
-    // The broken call did not run: the model read canon's feedback.
-    let feedback = tool_text(&requests[2], "call_2");
-    insta::assert_snapshot!("feedback", feedback);
     assert_eq!(
-        *tool_message(&requests[2], "call_2"),
-        json!({"role": "tool", "tool_call_id": "call_2", "content": feedback})
-    );
-    // The retry ran.
-    assert_eq!(
-        tool_text(&requests[3], "call_3"),
+        tool_text(&requests[2], "call_2"),
         "5 hits for order in dotnet/eshop"
     );
-
-    let stats = &toolbox.stats()["search_code"];
-    assert_eq!((stats.calls, stats.ran, stats.rejected), (3, 2, 1));
-    assert_eq!(stats.repairs.get(&RepairRule::ScalarToArray), Some(&1));
 }
 
 #[tokio::test]
@@ -366,9 +464,8 @@ async fn a_strict_wire_sends_canons_strict_export_and_null_binds_as_absent() {
     toolbox.add(SearchCode).unwrap();
     toolbox.add(OpenPullRequest).unwrap();
     let toolbox = Arc::new(toolbox);
-    let tools = rig::strict_tools(Arc::clone(&toolbox)).unwrap();
 
-    let model = ScriptedModel::new([
+    let http = ScriptedOpenAi::new([
         // Strict mode: every parameter sent, `null` for the limit left out;
         // still a bare string for the array.
         calls(
@@ -387,10 +484,13 @@ async fn a_strict_wire_sends_canons_strict_export_and_null_binds_as_absent() {
         ),
         answers("done"),
     ]);
-    let agent = Model::new(chat(true), model.clone());
-
-    assert_eq!(prompt(&agent, &tools, "Search.", 3).await, "done");
-    let requests = model.requests();
+    // rig's OpenAI wire sends strict tools; canon declares its strict export.
+    let agent = AgentBuilder::new(openai(true, &http))
+        .dynamic_tools(rig::strict_tools(Arc::clone(&toolbox)).unwrap())
+        .build();
+    let response = agent.prompt("Search.").max_turns(3).await.unwrap();
+    assert_eq!(response.output(), "done");
+    let requests = http.requests();
     // rig's strict rewrite leaves canon's strict export as it is.
     let export = toolbox.export(Dialect::OpenAi { strict: true }).unwrap();
     assert_eq!(requests[0]["tools"], export);
@@ -428,9 +528,8 @@ async fn tool_errors_and_panics_reach_the_model_as_canon_says_them() {
     toolbox.add(Deploy).unwrap();
     toolbox.add(Explode).unwrap();
     toolbox.add(SearchCode).unwrap();
-    let tools = rig::tools(toolbox).unwrap();
 
-    let model = ScriptedModel::new([
+    let http = ScriptedOpenAi::new([
         calls("call_1", "deploy", json!({"service": "billing"})),
         calls("call_2", "explode", json!({})),
         calls(
@@ -440,10 +539,13 @@ async fn tool_errors_and_panics_reach_the_model_as_canon_says_them() {
         ),
         answers("ok"),
     ]);
-    let agent = Model::new(chat(false), model.clone());
-    assert_eq!(prompt(&agent, &tools, "Go.", 5).await, "ok");
+    let agent = AgentBuilder::new(openai(false, &http))
+        .dynamic_tools(rig::tools(toolbox).unwrap())
+        .build();
+    let response = agent.prompt("Go.").max_turns(4).await.unwrap();
+    assert_eq!(response.output(), "ok");
 
-    let requests = model.requests();
+    let requests = http.requests();
     assert_eq!(
         tool_text(&requests[1], "call_1"),
         "The tool `deploy` failed: billing is frozen until Monday"

@@ -10,11 +10,20 @@
 //! `serde_json` alone, which refuses the near miss before the tool runs.
 //!
 //! rig's agent runtime (the `rig-agent` crate, rig-core's companion) takes
-//! them in one line:
+//! them in one line, and its own loop runs each call the model makes
+//! through the toolbox and sends the result back:
 //!
 //! ```text
 //! let agent = AgentBuilder::new(model).dynamic_tools(canon::rig::tools(toolbox)?).build();
+//! let answer = agent.prompt("Where is the basket code?").max_turns(5).await?;
 //! ```
+//!
+//! rig-agent's default budget is one model call, which ends the run
+//! (`PromptError::MaxTurns`) at the first tool call: leave room for the
+//! tool results and for a retry after canon's feedback (`max_turns` on the
+//! prompt, or `default_max_turns` on the builder). canon's
+//! `examples/rig_agent.rs` and `tests/rig.rs` run this loop offline, with
+//! rig-agent's scripted completion model (its `test-utils` feature).
 //!
 //! # What the model reads
 //! Every result is the toolbox's message for the call
@@ -63,7 +72,8 @@
 //! A tool that takes [`Context`](crate::Context) reads it from a
 //! [`CallContext`] attached to rig's tool context as a scope: in rig-agent,
 //! `agent.prompt(..).tool_context(ToolContext::new().with_scope(Arc::new(call_context)))`.
-//! Without one, calls run with an empty context.
+//! Without one, calls run with an empty context (a tool that needs a value
+//! fails, telling the model the caller supplied none).
 
 use std::sync::Arc;
 

@@ -9,6 +9,8 @@
 //! No test here reads a clock.
 
 mod common;
+#[path = "common/openai.rs"]
+mod openai_fixtures;
 
 use std::collections::BTreeSet;
 
@@ -24,53 +26,14 @@ use async_openai::types::responses::{
 use canon::openai::async_openai as aoai;
 use canon::openai::{self, ChatStream, ResponsesStream, MAX_PENDING_CALLS};
 use canon::toolbox::{Arguments, ToolMessage, ViolationKind};
-use canon::{tool, RepairRule, ToolCall, ToolOutcome, Toolbox};
-use common::SearchCode;
+use canon::{RepairRule, ToolCall, ToolOutcome};
+use openai_fixtures::{
+    calls_only, chat_chunk, chat_chunks, llama_cpp, openai_parallel, response_events,
+    responses_parallel, toolbox, two_calls, vllm, Tag, FORECAST, SEARCH,
+};
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
-
-/// Forecast the weather.
-#[tool]
-fn forecast(
-    /// Where.
-    city: String,
-    /// How many days.
-    #[arg(default = 3)]
-    days: u32,
-    /// The unit.
-    unit: Option<String>,
-) -> String {
-    format!(
-        "{city}: {days} days in {}",
-        unit.unwrap_or("celsius".into())
-    )
-}
-
-/// Takes no arguments.
-#[tool]
-fn ping() -> &'static str {
-    "pong"
-}
-
-/// Tags a document with any metadata (an any-value parameter, which a
-/// strict declaration cannot express).
-#[tool]
-fn tag(meta: serde_json::Value) -> String {
-    meta.to_string()
-}
-
-fn toolbox() -> Toolbox {
-    let mut toolbox = Toolbox::new().with_repair_notes(true);
-    toolbox
-        .add(SearchCode)
-        .unwrap()
-        .add(Forecast)
-        .unwrap()
-        .add(Ping)
-        .unwrap();
-    toolbox
-}
 
 /// `value` as async-openai reads it: the test fails if async-openai
 /// refuses it.
@@ -84,104 +47,8 @@ fn to_json(value: &impl serde::Serialize) -> Value {
 }
 
 // ---------------------------------------------------------------------
-// Recorded payload shapes (tests/wire_openai.rs, tests/wire_sdk)
+// Recorded payload shapes (tests/common/openai.rs, tests/wire_sdk)
 // ---------------------------------------------------------------------
-
-/// gpt-4o, two parallel calls: a near miss (one string for an array of
-/// strings) and a call with the nulls a strict declaration allows.
-fn openai_parallel() -> Value {
-    json!({
-        "id": "chatcmpl-BGWf1FZ4M8Gk3lS5vIc0Rr2jVxQ7d",
-        "object": "chat.completion",
-        "created": 1743760547,
-        "model": "gpt-4o-2024-08-06",
-        "choices": [{
-            "index": 0,
-            "message": {
-                "role": "assistant",
-                "content": null,
-                "tool_calls": [
-                    {
-                        "id": "call_8qty38WBCHIMvZl9lFmmhZSr",
-                        "type": "function",
-                        "function": {
-                            "name": "search_code",
-                            "arguments": "{\"data_source_names\":\"dotnet/eshop\",\"query\":\"basket\"}"
-                        }
-                    },
-                    {
-                        "id": "call_Zq6uB1bJRZtFz5ZbNwdOeLq4",
-                        "type": "function",
-                        "function": {
-                            "name": "forecast",
-                            "arguments": "{\"city\":\"Paris\",\"days\":null,\"unit\":null}"
-                        }
-                    }
-                ],
-                "refusal": null,
-                "annotations": []
-            },
-            "logprobs": null,
-            "finish_reason": "tool_calls"
-        }],
-        "usage": {"prompt_tokens": 161, "completion_tokens": 58, "total_tokens": 219},
-        "service_tier": "default",
-        "system_fingerprint": "fp_b705f0c291"
-    })
-}
-
-/// vLLM 0.8 (`--tool-call-parser hermes`): fields OpenAI does not send.
-fn vllm() -> Value {
-    json!({
-        "id": "chatcmpl-6a1b0a0f3bd94c1b9f8e5f2d0c7e4a11",
-        "object": "chat.completion",
-        "created": 1745912345,
-        "model": "Qwen/Qwen2.5-7B-Instruct",
-        "choices": [{
-            "index": 0,
-            "message": {
-                "role": "assistant",
-                "reasoning_content": null,
-                "content": null,
-                "tool_calls": [{
-                    "id": "chatcmpl-tool-0b3e2b8c8c2f4c0e8a1d7f5e9b6a4c3d",
-                    "type": "function",
-                    "function": {"name": "forecast", "arguments": "{\"city\": \"Oslo\", \"days\": 2}"}
-                }]
-            },
-            "logprobs": null,
-            "finish_reason": "tool_calls",
-            "stop_reason": null
-        }],
-        "usage": {"prompt_tokens": 301, "total_tokens": 327, "completion_tokens": 26, "prompt_tokens_details": null},
-        "prompt_logprobs": null
-    })
-}
-
-/// llama.cpp's server (`--jinja`): `id` after `function`.
-fn llama_cpp() -> Value {
-    json!({
-        "choices": [{
-            "finish_reason": "tool_calls",
-            "index": 0,
-            "message": {
-                "role": "assistant",
-                "content": null,
-                "tool_calls": [{
-                    "type": "function",
-                    "function": {"name": "ping", "arguments": "{}"},
-                    "id": "uHiRUGcxw2kDRmMHkwY9FMr4tLJnLC3b"
-                }]
-            }
-        }],
-        "created": 1745912400,
-        "model": "gpt-3.5-turbo",
-        "system_fingerprint": "b5225-9f2da587",
-        "object": "chat.completion",
-        "usage": {"completion_tokens": 12, "prompt_tokens": 210, "total_tokens": 222},
-        "id": "chatcmpl-Yy3hH6c3Jc0hBu0pKpJmG0d2kX6zN2aQ"
-    })
-}
 
 /// Three calls the toolbox treats differently: a near miss it repairs, a
 /// comma-separated list it refuses (saying what to send), and a call cut
@@ -203,41 +70,6 @@ fn mixed() -> Value {
     })
 }
 
-/// gpt-4.1 through `/v1/responses`: reasoning, a message, two calls.
-fn responses_parallel() -> Value {
-    json!({
-        "id": "resp_67ccf18ef5fc8190b16dbee19bc54e5f087bb177ab789d5c",
-        "object": "response",
-        "created_at": 1741484430,
-        "status": "completed",
-        "error": null,
-        "incomplete_details": null,
-        "model": "gpt-4.1-2025-04-14",
-        "output": [
-            {"type": "reasoning", "id": "rs_67ccf18f64008190a39b619f4c8455ef", "summary": []},
-            {"type": "message", "id": "msg_67ccf190ca3881909d433c50b1f6357e", "status": "completed",
-             "role": "assistant", "content": [{"type": "output_text", "text": "Let me look.", "annotations": []}]},
-            {"type": "function_call", "id": "fc_67ccf18f64008190a39b619f4c8455ef",
-             "call_id": "call_unLAR8MvFNptuiZK6K6HCy5k", "name": "search_code",
-             "arguments": SEARCH, "status": "completed"},
-            {"type": "function_call", "id": "fc_67ccf1906c248190a7cbc3a7b8f8b9c1",
-             "call_id": "call_3nMqXkzeSWsRgtbvjtE1JQ8a", "name": "forecast",
-             "arguments": FORECAST, "status": "completed"}
-        ],
-        "parallel_tool_calls": true,
-        "tool_choice": "auto",
-        "tools": [],
-        "usage": {"input_tokens": 291, "input_tokens_details": {"cached_tokens": 0},
-                  "output_tokens": 23, "output_tokens_details": {"reasoning_tokens": 0},
-                  "total_tokens": 314}
-    })
-}
-
-/// Arguments with an escape (`\u00e9`), escaped quotes and a character of
-/// two bytes: splits fall inside each.
-const SEARCH: &str =
-    "{\"data_source_names\":\"dotnet/eshop\",\"query\":\"caf\\u00e9 \\\"basket\\\" \u{fc}\"}";
-const FORECAST: &str = "{\"city\":\"Paris\",\"days\":2,\"unit\":null}";
 /// As tests/wire_sdk writes it: non-ASCII escaped.
 const WEATHER: &str = "{\"city\": \"Bogot\\u00e1\", \"unit\": \"celsius\"}";
 
@@ -737,51 +569,6 @@ proptest! {
 // Chat Completions streams
 // ---------------------------------------------------------------------
 
-fn chat_chunk(delta: Value, finish: Option<&str>) -> Value {
-    json!({
-        "id": "chatcmpl-BGWf1FZ4M8Gk3lS5vIc0Rr2jVxQ7d",
-        "object": "chat.completion.chunk",
-        "created": 1743760547,
-        "model": "gpt-4o-2024-08-06",
-        "service_tier": "default",
-        "system_fingerprint": "fp_b705f0c291",
-        "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]
-    })
-}
-
-/// The chunks OpenAI streams for `calls` (id, name, arguments), each
-/// call's arguments cut at `cuts[i]` (byte offsets, ascending), ending
-/// with the usage chunk `stream_options.include_usage` adds.
-fn chat_chunks(calls: &[(&str, &str, &str)], cuts: &[Vec<usize>]) -> Vec<Value> {
-    let mut chunks = vec![chat_chunk(
-        json!({"role": "assistant", "content": null, "refusal": null}),
-        None,
-    )];
-    for (index, (id, name, arguments)) in calls.iter().enumerate() {
-        chunks.push(chat_chunk(
-            json!({"tool_calls": [{"index": index, "id": id, "type": "function",
-                "function": {"name": name, "arguments": ""}}]}),
-            None,
-        ));
-        let mut from = 0;
-        let ends = cuts.get(index).cloned().unwrap_or_default();
-        for end in ends.into_iter().chain([arguments.len()]) {
-            chunks.push(chat_chunk(
-                json!({"tool_calls": [{"index": index, "function": {"arguments": &arguments[from..end]}}]}),
-                None,
-            ));
-            from = end;
-        }
-    }
-    chunks.push(chat_chunk(json!({}), Some("tool_calls")));
-    chunks.push(
-        json!({"id": "chatcmpl-BGWf1FZ4M8Gk3lS5vIc0Rr2jVxQ7d", "object": "chat.completion.chunk",
-        "created": 1743760547, "model": "gpt-4o-2024-08-06", "choices": [],
-        "usage": {"prompt_tokens": 161, "completion_tokens": 58, "total_tokens": 219}}),
-    );
-    chunks
-}
-
 /// Each call returned, with the number of the chunk that returned it: by
 /// the typed path and by the Value path, on two streams.
 fn stream_both(chunks: &[Value]) -> Vec<(usize, ToolCall)> {
@@ -799,17 +586,6 @@ fn stream_both(chunks: &[Value]) -> Vec<(usize, ToolCall)> {
     assert_eq!(rest, value_stream.finish());
     calls.extend(rest.into_iter().map(|call| (chunks.len(), call)));
     calls
-}
-
-fn calls_only(calls: Vec<(usize, ToolCall)>) -> Vec<ToolCall> {
-    calls.into_iter().map(|(_, call)| call).collect()
-}
-
-fn two_calls() -> [(&'static str, &'static str, &'static str); 2] {
-    [
-        ("call_unLAR8MvFNptuiZK6K6HCy5k", "search_code", SEARCH),
-        ("call_3nMqXkzeSWsRgtbvjtE1JQ8a", "forecast", FORECAST),
-    ]
 }
 
 fn unstreamed() -> Vec<ToolCall> {
@@ -1099,61 +875,6 @@ fn a_chunk_async_openai_refuses_is_pushed_as_a_value_to_the_same_stream() {
 // Responses API streams
 // ---------------------------------------------------------------------
 
-/// The events `/v1/responses` streams for [`responses_parallel`], its
-/// calls' arguments cut at `cuts`; with `whole`, each `arguments.done`
-/// carries the whole text.
-fn response_events(cuts: &[Vec<usize>], whole: bool) -> Vec<Value> {
-    let response = responses_parallel();
-    let mut created = response.clone();
-    created["status"] = json!("in_progress");
-    created["output"] = json!([]);
-    created.as_object_mut().unwrap().remove("usage");
-    let mut events =
-        vec![json!({"type": "response.created", "sequence_number": 0, "response": created})];
-    let mut seq = 1;
-    let mut event = |mut value: Value| {
-        value["sequence_number"] = json!(seq);
-        seq += 1;
-        value
-    };
-    let output = response["output"].as_array().unwrap();
-    let mut calls = 0;
-    for (output_index, item) in output.iter().enumerate() {
-        if item["type"] != "function_call" {
-            events.push(event(json!({"type": "response.output_item.added", "output_index": output_index, "item": item})));
-            if item["type"] == "message" {
-                events.push(event(json!({"type": "response.output_text.delta", "item_id": item["id"],
-                    "output_index": output_index, "content_index": 0, "delta": "Let me look.", "logprobs": []})));
-            }
-            events.push(event(json!({"type": "response.output_item.done", "output_index": output_index, "item": item})));
-            continue;
-        }
-        let mut added = item.clone();
-        added["arguments"] = json!("");
-        added["status"] = json!("in_progress");
-        events.push(event(json!({"type": "response.output_item.added", "output_index": output_index, "item": added})));
-        let arguments = item["arguments"].as_str().unwrap();
-        let mut from = 0;
-        let ends = cuts.get(calls).cloned().unwrap_or_default();
-        for end in ends.into_iter().chain([arguments.len()]) {
-            events.push(event(json!({"type": "response.function_call_arguments.delta",
-                "item_id": item["id"], "output_index": output_index, "delta": &arguments[from..end]})));
-            from = end;
-        }
-        let whole_text = if whole { arguments } else { "" };
-        events.push(event(
-            json!({"type": "response.function_call_arguments.done",
-            "item_id": item["id"], "output_index": output_index, "arguments": whole_text}),
-        ));
-        events.push(event(json!({"type": "response.output_item.done", "output_index": output_index, "item": item})));
-        calls += 1;
-    }
-    events.push(event(
-        json!({"type": "response.completed", "response": response}),
-    ));
-    events
-}
-
 /// Each call returned with the number of its event, by the typed and the
 /// Value path, on two streams.
 fn stream_events_both(events: &[Value]) -> Vec<(usize, ToolCall)> {
@@ -1175,7 +896,7 @@ fn stream_events_both(events: &[Value]) -> Vec<(usize, ToolCall)> {
 
 #[test]
 fn a_typed_responses_stream_returns_each_call_at_its_arguments_done() {
-    let events = response_events(&[vec![7, 40], vec![3]], true);
+    let events = response_events(&responses_parallel(), &[vec![7, 40], vec![3]], true);
     let calls = stream_events_both(&events);
     let done_at: Vec<usize> = events
         .iter()
@@ -1198,7 +919,7 @@ fn a_typed_responses_stream_split_at_every_boundary_gives_the_final_calls() {
             let mut cuts = vec![Vec::new(), Vec::new()];
             cuts[call] = vec![i];
             for whole in [false, true] {
-                let events = response_events(&cuts, whole);
+                let events = response_events(&responses_parallel(), &cuts, whole);
                 assert_eq!(
                     calls_only(stream_events_both(&events)),
                     expected,

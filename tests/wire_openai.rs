@@ -8,58 +8,22 @@
 #![cfg(feature = "openai")]
 
 mod common;
+#[path = "common/openai.rs"]
+mod openai_fixtures;
 
 use std::collections::BTreeSet;
 
 use canon::export::Dialect;
 use canon::openai::{self, ChatStream, ResponsesStream, MAX_ARGUMENT_BYTES, MAX_PENDING_CALLS};
 use canon::toolbox::{Arguments, ViolationKind};
-use canon::{tool, Limits, RepairRule, ToolCall, ToolOutcome, Toolbox};
-use common::SearchCode;
+use canon::{Limits, RepairRule, ToolCall, ToolOutcome, Toolbox};
+use openai_fixtures::chat_chunk as chunk;
+use openai_fixtures::{
+    calls_only, chat_chunks, llama_cpp, openai_parallel, response_events, toolbox, two_calls, vllm,
+    Forecast, Tag, FORECAST, SEARCH,
+};
 use proptest::prelude::*;
 use serde_json::{json, Value};
-
-/// Forecast the weather.
-#[tool]
-fn forecast(
-    /// Where.
-    city: String,
-    /// How many days.
-    #[arg(default = 3)]
-    days: u32,
-    /// The unit.
-    unit: Option<String>,
-) -> String {
-    format!(
-        "{city}: {days} days in {}",
-        unit.unwrap_or("celsius".into())
-    )
-}
-
-/// Takes no arguments.
-#[tool]
-fn ping() -> &'static str {
-    "pong"
-}
-
-/// Tags a document with any metadata (an any-value parameter, which a
-/// strict declaration cannot express).
-#[tool]
-fn tag(meta: serde_json::Value) -> String {
-    meta.to_string()
-}
-
-fn toolbox() -> Toolbox {
-    let mut toolbox = Toolbox::new().with_repair_notes(true);
-    toolbox
-        .add(SearchCode)
-        .unwrap()
-        .add(Forecast)
-        .unwrap()
-        .add(Ping)
-        .unwrap();
-    toolbox
-}
 
 fn text(arguments: &str) -> Arguments {
     Arguments::Text(arguments.to_owned())
@@ -68,48 +32,6 @@ fn text(arguments: &str) -> Arguments {
 // ---------------------------------------------------------------------
 // Recorded payload shapes
 // ---------------------------------------------------------------------
-
-/// gpt-4o, two parallel calls (`/v1/chat/completions`).
-fn openai_parallel() -> Value {
-    json!({
-        "id": "chatcmpl-BGWf1FZ4M8Gk3lS5vIc0Rr2jVxQ7d",
-        "object": "chat.completion",
-        "created": 1743760547,
-        "model": "gpt-4o-2024-08-06",
-        "choices": [{
-            "index": 0,
-            "message": {
-                "role": "assistant",
-                "content": null,
-                "tool_calls": [
-                    {
-                        "id": "call_8qty38WBCHIMvZl9lFmmhZSr",
-                        "type": "function",
-                        "function": {
-                            "name": "search_code",
-                            "arguments": "{\"data_source_names\":\"dotnet/eshop\",\"query\":\"basket\"}"
-                        }
-                    },
-                    {
-                        "id": "call_Zq6uB1bJRZtFz5ZbNwdOeLq4",
-                        "type": "function",
-                        "function": {
-                            "name": "forecast",
-                            "arguments": "{\"city\":\"Paris\",\"days\":null,\"unit\":null}"
-                        }
-                    }
-                ],
-                "refusal": null,
-                "annotations": []
-            },
-            "logprobs": null,
-            "finish_reason": "tool_calls"
-        }],
-        "usage": {"prompt_tokens": 161, "completion_tokens": 58, "total_tokens": 219},
-        "service_tier": "default",
-        "system_fingerprint": "fp_b705f0c291"
-    })
-}
 
 #[test]
 fn an_openai_response_gives_its_parallel_calls_in_order() {
@@ -138,30 +60,7 @@ fn an_openai_response_gives_its_parallel_calls_in_order() {
 #[test]
 fn a_vllm_response_and_a_llama_cpp_response_read_the_same_way() {
     // vLLM 0.8 (`--enable-auto-tool-choice --tool-call-parser hermes`).
-    let vllm = json!({
-        "id": "chatcmpl-6a1b0a0f3bd94c1b9f8e5f2d0c7e4a11",
-        "object": "chat.completion",
-        "created": 1745912345,
-        "model": "Qwen/Qwen2.5-7B-Instruct",
-        "choices": [{
-            "index": 0,
-            "message": {
-                "role": "assistant",
-                "reasoning_content": null,
-                "content": null,
-                "tool_calls": [{
-                    "id": "chatcmpl-tool-0b3e2b8c8c2f4c0e8a1d7f5e9b6a4c3d",
-                    "type": "function",
-                    "function": {"name": "forecast", "arguments": "{\"city\": \"Oslo\", \"days\": 2}"}
-                }]
-            },
-            "logprobs": null,
-            "finish_reason": "tool_calls",
-            "stop_reason": null
-        }],
-        "usage": {"prompt_tokens": 301, "total_tokens": 327, "completion_tokens": 26, "prompt_tokens_details": null},
-        "prompt_logprobs": null
-    });
+    let vllm = vllm();
     assert_eq!(
         openai::tool_calls(&vllm),
         [ToolCall::new(
@@ -172,27 +71,7 @@ fn a_vllm_response_and_a_llama_cpp_response_read_the_same_way() {
     );
     // llama.cpp's server (`--jinja`): the id is 32 random characters, and
     // `id` comes after `function`.
-    let llama_cpp = json!({
-        "choices": [{
-            "finish_reason": "tool_calls",
-            "index": 0,
-            "message": {
-                "role": "assistant",
-                "content": null,
-                "tool_calls": [{
-                    "type": "function",
-                    "function": {"name": "ping", "arguments": "{}"},
-                    "id": "uHiRUGcxw2kDRmMHkwY9FMr4tLJnLC3b"
-                }]
-            }
-        }],
-        "created": 1745912400,
-        "model": "gpt-3.5-turbo",
-        "system_fingerprint": "b5225-9f2da587",
-        "object": "chat.completion",
-        "usage": {"completion_tokens": 12, "prompt_tokens": 210, "total_tokens": 222},
-        "id": "chatcmpl-Yy3hH6c3Jc0hBu0pKpJmG0d2kX6zN2aQ"
-    });
+    let llama_cpp = llama_cpp();
     assert_eq!(
         openai::tool_calls(&llama_cpp),
         [ToolCall::new(
@@ -512,32 +391,15 @@ async fn a_failed_strict_export_changes_nothing() {
 // Responses API
 // ---------------------------------------------------------------------
 
-/// gpt-4.1 through `/v1/responses`: reasoning, a message, two calls.
+/// gpt-4.1 through `/v1/responses`
+/// ([`openai_fixtures::responses_parallel`]) as some OpenAI-compatible
+/// servers send it: no `tools`, a `usage` without its token details.
 fn responses_parallel() -> Value {
-    json!({
-        "id": "resp_67ccf18ef5fc8190b16dbee19bc54e5f087bb177ab789d5c",
-        "object": "response",
-        "created_at": 1741484430,
-        "status": "completed",
-        "error": null,
-        "incomplete_details": null,
-        "model": "gpt-4.1-2025-04-14",
-        "output": [
-            {"type": "reasoning", "id": "rs_67ccf18f64008190a39b619f4c8455ef", "summary": []},
-            {"type": "message", "id": "msg_67ccf190ca3881909d433c50b1f6357e", "status": "completed",
-             "role": "assistant", "content": [{"type": "output_text", "text": "Let me look.", "annotations": []}]},
-            {"type": "function_call", "id": "fc_67ccf18f64008190a39b619f4c8455ef",
-             "call_id": "call_unLAR8MvFNptuiZK6K6HCy5k", "name": "search_code",
-             "arguments": "{\"data_source_names\":\"dotnet/eshop\",\"query\":\"caf\\u00e9 \\\"basket\\\" \u{fc}\"}",
-             "status": "completed"},
-            {"type": "function_call", "id": "fc_67ccf1906c248190a7cbc3a7b8f8b9c1",
-             "call_id": "call_3nMqXkzeSWsRgtbvjtE1JQ8a", "name": "forecast",
-             "arguments": "{\"city\":\"Paris\",\"days\":2,\"unit\":null}", "status": "completed"}
-        ],
-        "parallel_tool_calls": true,
-        "tool_choice": "auto",
-        "usage": {"input_tokens": 291, "output_tokens": 23, "total_tokens": 314}
-    })
+    let mut response = openai_fixtures::responses_parallel();
+    let object = response.as_object_mut().unwrap();
+    object.remove("tools");
+    object["usage"] = json!({"input_tokens": 291, "output_tokens": 23, "total_tokens": 314});
+    response
 }
 
 #[test]
@@ -589,48 +451,6 @@ fn a_function_call_item_with_parts_missing_is_kept() {
 // Chat Completions streams
 // ---------------------------------------------------------------------
 
-fn chunk(delta: Value, finish: Option<&str>) -> Value {
-    json!({
-        "id": "chatcmpl-BGWf1FZ4M8Gk3lS5vIc0Rr2jVxQ7d",
-        "object": "chat.completion.chunk",
-        "created": 1743760547,
-        "model": "gpt-4o-2024-08-06",
-        "service_tier": "default",
-        "system_fingerprint": "fp_b705f0c291",
-        "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]
-    })
-}
-
-/// The chunks OpenAI streams for `calls` (id, name, arguments), each
-/// call's arguments cut at `cuts[i]` (byte offsets, ascending).
-fn chat_chunks(calls: &[(&str, &str, &str)], cuts: &[Vec<usize>]) -> Vec<Value> {
-    let mut chunks = vec![chunk(
-        json!({"role": "assistant", "content": null, "refusal": null}),
-        None,
-    )];
-    for (index, (id, name, arguments)) in calls.iter().enumerate() {
-        chunks.push(chunk(
-            json!({"tool_calls": [{"index": index, "id": id, "type": "function",
-                "function": {"name": name, "arguments": ""}}]}),
-            None,
-        ));
-        let mut from = 0;
-        let ends = cuts.get(index).cloned().unwrap_or_default();
-        for end in ends.into_iter().chain([arguments.len()]) {
-            chunks.push(chunk(
-                json!({"tool_calls": [{"index": index, "function": {"arguments": &arguments[from..end]}}]}),
-                None,
-            ));
-            from = end;
-        }
-    }
-    chunks.push(chunk(json!({}), Some("tool_calls")));
-    // With `stream_options: {"include_usage": true}`.
-    chunks.push(json!({"object": "chat.completion.chunk", "choices": [],
-        "usage": {"prompt_tokens": 161, "completion_tokens": 58, "total_tokens": 219}}));
-    chunks
-}
-
 /// Each call returned, with the number of the chunk that returned it.
 fn stream_chat(stream: &mut ChatStream, chunks: &[Value]) -> Vec<(usize, ToolCall)> {
     let mut calls = Vec::new();
@@ -639,23 +459,6 @@ fn stream_chat(stream: &mut ChatStream, chunks: &[Value]) -> Vec<(usize, ToolCal
     }
     calls.extend(stream.finish().into_iter().map(|call| (chunks.len(), call)));
     calls
-}
-
-fn calls_only(calls: Vec<(usize, ToolCall)>) -> Vec<ToolCall> {
-    calls.into_iter().map(|(_, call)| call).collect()
-}
-
-/// Arguments with an escape (`\u00e9`), an escaped quote and a character
-/// of two bytes: splits fall inside each.
-const SEARCH: &str =
-    "{\"data_source_names\":\"dotnet/eshop\",\"query\":\"caf\\u00e9 \\\"basket\\\" \u{fc}\"}";
-const FORECAST: &str = "{\"city\":\"Paris\",\"days\":2,\"unit\":null}";
-
-fn two_calls() -> [(&'static str, &'static str, &'static str); 2] {
-    [
-        ("call_unLAR8MvFNptuiZK6K6HCy5k", "search_code", SEARCH),
-        ("call_3nMqXkzeSWsRgtbvjtE1JQ8a", "forecast", FORECAST),
-    ]
 }
 
 /// The same calls, unstreamed.
@@ -939,53 +742,6 @@ async fn a_stream_cut_short_still_gives_its_calls_and_binding_says_why() {
 // Responses API streams
 // ---------------------------------------------------------------------
 
-/// The events `/v1/responses` streams for the output of
-/// [`responses_parallel`], its function calls' arguments cut at `cuts`;
-/// with `whole`, each `arguments.done` carries the whole text.
-fn response_events(cuts: &[Vec<usize>], whole: bool) -> Vec<Value> {
-    let response = responses_parallel();
-    let mut events = vec![json!({"type": "response.created", "sequence_number": 0,
-        "response": {"id": response["id"], "object": "response", "status": "in_progress", "output": []}})];
-    let mut seq = 1;
-    let mut event = |mut value: Value| {
-        value["sequence_number"] = json!(seq);
-        seq += 1;
-        value
-    };
-    let output = response["output"].as_array().unwrap();
-    let mut calls = 0;
-    for (output_index, item) in output.iter().enumerate() {
-        if item["type"] != "function_call" {
-            events.push(event(json!({"type": "response.output_item.added", "output_index": output_index, "item": item})));
-            events.push(event(json!({"type": "response.output_item.done", "output_index": output_index, "item": item})));
-            continue;
-        }
-        let mut added = item.clone();
-        added["arguments"] = json!("");
-        added["status"] = json!("in_progress");
-        events.push(event(json!({"type": "response.output_item.added", "output_index": output_index, "item": added})));
-        let arguments = item["arguments"].as_str().unwrap();
-        let mut from = 0;
-        let ends = cuts.get(calls).cloned().unwrap_or_default();
-        for end in ends.into_iter().chain([arguments.len()]) {
-            events.push(event(json!({"type": "response.function_call_arguments.delta",
-                "item_id": item["id"], "output_index": output_index, "delta": &arguments[from..end]})));
-            from = end;
-        }
-        let whole_text = if whole { arguments } else { "" };
-        events.push(event(
-            json!({"type": "response.function_call_arguments.done",
-            "item_id": item["id"], "output_index": output_index, "arguments": whole_text}),
-        ));
-        events.push(event(json!({"type": "response.output_item.done", "output_index": output_index, "item": item})));
-        calls += 1;
-    }
-    events.push(event(
-        json!({"type": "response.completed", "response": response}),
-    ));
-    events
-}
-
 fn stream_responses(stream: &mut ResponsesStream, events: &[Value]) -> Vec<(usize, ToolCall)> {
     let mut calls = Vec::new();
     for (n, event) in events.iter().enumerate() {
@@ -997,7 +753,7 @@ fn stream_responses(stream: &mut ResponsesStream, events: &[Value]) -> Vec<(usiz
 
 #[test]
 fn a_responses_call_is_returned_at_its_arguments_done() {
-    let events = response_events(&[vec![7, 40], vec![3]], true);
+    let events = response_events(&responses_parallel(), &[vec![7, 40], vec![3]], true);
     let mut stream = ResponsesStream::new();
     let calls = stream_responses(&mut stream, &events);
     let done_at: Vec<usize> = events
@@ -1030,7 +786,7 @@ fn a_responses_stream_split_at_every_boundary_gives_the_final_calls() {
             cuts[call] = vec![i];
             // Fragments alone (`done` without text), and the whole text.
             for whole in [false, true] {
-                let events = response_events(&cuts, whole);
+                let events = response_events(&responses_parallel(), &cuts, whole);
                 assert_eq!(
                     calls_only(stream_responses(&mut ResponsesStream::new(), &events)),
                     expected,

@@ -18,6 +18,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod formats;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::io::{self, BufRead};

@@ -1,0 +1,1 @@
+//! The trace formats `canon replay` reads besides its own JSON Lines.

@@ -21,8 +21,8 @@
 pub mod formats;
 mod report;
 
-use report::tally;
-pub use report::{render, Example, KindCount, Report, Totals};
+use report::{finish, tally};
+pub use report::{merge, render, Example, KindCount, MergeError, Report, ToolCount, Totals};
 
 use std::collections::HashMap;
 use std::io::{self, BufRead};
@@ -249,11 +249,7 @@ impl Replay {
                 }
             }
         }
-        let t = &mut report.totals;
-        if t.calls > 0 {
-            t.failure_rate_before = (t.calls - t.accepted_strictly) as f64 / t.calls as f64;
-            t.failure_rate_after = t.still_rejected as f64 / t.calls as f64;
-        }
+        finish(&mut report, line);
         Ok(report)
     }
 

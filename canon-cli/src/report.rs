@@ -4,13 +4,13 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::CallOutcome;
 
 /// The counts of a replay.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Totals {
     /// Calls replayed (malformed lines excluded).
     pub calls: u64,
@@ -28,10 +28,13 @@ pub struct Totals {
     pub schema_errors: u64,
     /// Input lines that are not a call (not counted above).
     pub malformed_lines: u64,
+    /// Input lines read, blank ones included: what `merge` adds to the
+    /// line numbers of the summaries that follow.
+    pub lines: u64,
 }
 
 /// One violation kind among the still-rejected calls.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KindCount {
     /// Still-rejected calls with at least one violation of this kind.
     pub calls: u64,
@@ -42,7 +45,7 @@ pub struct KindCount {
 }
 
 /// One violation, as an example.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Example {
     /// The input line.
     pub line: u64,
@@ -54,8 +57,25 @@ pub struct Example {
     pub message: String,
 }
 
+/// One tool's calls.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolCount {
+    /// Calls of this tool (schema errors excluded).
+    pub calls: u64,
+    /// Accepted strictly.
+    pub accepted_strictly: u64,
+    /// Rejected strictly, accepted after repair: what canon wins.
+    pub accepted_after_repair: u64,
+    /// Rejected by canon too.
+    pub still_rejected: u64,
+    /// The first call not accepted strictly: its first repair, or its first
+    /// violation.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub example: Option<Example>,
+}
+
 /// What a replay found.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// The policy canon bound with.
     pub policy: String,
@@ -66,29 +86,62 @@ pub struct Report {
     /// Per rule: how many calls it repaired (among those accepted after
     /// repair).
     pub repairs_by_rule: BTreeMap<String, u64>,
+    /// Per rule: the first repair it made.
+    #[serde(default)]
+    pub repair_examples: BTreeMap<String, Example>,
     /// Per violation kind among the still-rejected calls.
     pub still_rejected_by_kind: BTreeMap<String, KindCount>,
+    /// Per tool.
+    #[serde(default)]
+    pub by_tool: BTreeMap<String, ToolCount>,
 }
 
 pub(crate) fn tally(report: &mut Report, outcome: &CallOutcome) {
     let t = &mut report.totals;
+    if outcome.outcome == "schema_error" {
+        t.schema_errors += 1;
+        return;
+    }
+    t.calls += 1;
+    let tool = report.by_tool.entry(outcome.tool.clone()).or_default();
+    tool.calls += 1;
     match outcome.outcome {
-        "schema_error" => {
-            t.schema_errors += 1;
-            return;
+        "accepted" => {
+            t.accepted_strictly += 1;
+            tool.accepted_strictly += 1;
         }
-        "accepted" => t.accepted_strictly += 1,
         "repaired" => {
             t.accepted_after_repair += 1;
-            let mut rules: Vec<&str> = outcome.repairs.iter().map(|r| r.rule.as_str()).collect();
-            rules.sort_unstable();
-            rules.dedup();
-            for rule in rules {
+            tool.accepted_after_repair += 1;
+            if let (None, Some(first)) = (&tool.example, outcome.repairs.first()) {
+                tool.example = Some(repair_example(outcome, first));
+            }
+            let mut rules: Vec<&canon::Repair> = outcome.repairs.iter().collect();
+            rules.sort_by_key(|r| r.rule.as_str());
+            rules.dedup_by_key(|r| r.rule.as_str());
+            for repair in rules {
+                let rule = repair.rule.as_str();
                 *report.repairs_by_rule.entry(rule.to_owned()).or_default() += 1;
+                if !report.repair_examples.contains_key(rule) {
+                    // The first repair of this rule in the call, not the
+                    // first kept by the dedup above.
+                    let first = outcome
+                        .repairs
+                        .iter()
+                        .find(|r| r.rule == repair.rule)
+                        .unwrap_or(repair);
+                    report
+                        .repair_examples
+                        .insert(rule.to_owned(), repair_example(outcome, first));
+                }
             }
         }
         _ => {
             t.still_rejected += 1;
+            tool.still_rejected += 1;
+            if let (None, Some(first)) = (&tool.example, outcome.violations.first()) {
+                tool.example = Some(violation_example(outcome, first));
+            }
             let mut seen: Vec<String> = Vec::new();
             for violation in &outcome.violations {
                 let kind = kind_name(violation);
@@ -98,12 +151,7 @@ pub(crate) fn tally(report: &mut Report, outcome: &CallOutcome) {
                     .or_insert_with(|| KindCount {
                         calls: 0,
                         violations: 0,
-                        example: Example {
-                            line: outcome.line,
-                            tool: outcome.tool.clone(),
-                            pointer: violation.pointer.clone(),
-                            message: violation.message.clone(),
-                        },
+                        example: violation_example(outcome, violation),
                     });
                 entry.violations += 1;
                 if !seen.contains(&kind) {
@@ -113,7 +161,151 @@ pub(crate) fn tally(report: &mut Report, outcome: &CallOutcome) {
             }
         }
     }
-    report.totals.calls += 1;
+}
+
+fn repair_example(outcome: &CallOutcome, repair: &canon::Repair) -> Example {
+    Example {
+        line: outcome.line,
+        tool: outcome.tool.clone(),
+        pointer: repair.pointer.to_string(),
+        message: format!("repaired ({})", repair.rule.as_str()),
+    }
+}
+
+fn violation_example(outcome: &CallOutcome, violation: &canon::Violation) -> Example {
+    Example {
+        line: outcome.line,
+        tool: outcome.tool.clone(),
+        pointer: violation.pointer.clone(),
+        message: violation.message.clone(),
+    }
+}
+
+/// Sets what only the whole input tells: the lines read and the failure
+/// rates.
+pub(crate) fn finish(report: &mut Report, lines: u64) {
+    let t = &mut report.totals;
+    t.lines = lines;
+    t.failure_rate_before = 0.0;
+    t.failure_rate_after = 0.0;
+    if t.calls > 0 {
+        t.failure_rate_before = (t.calls - t.accepted_strictly) as f64 / t.calls as f64;
+        t.failure_rate_after = t.still_rejected as f64 / t.calls as f64;
+    }
+}
+
+/// Why summaries cannot be merged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeError {
+    /// Which summary (0-based, in the order given).
+    pub index: usize,
+    /// What differs.
+    pub reason: String,
+}
+
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "summary #{}: {}", self.index + 1, self.reason)
+    }
+}
+
+impl std::error::Error for MergeError {}
+
+/// The summary of consecutive shards of one input, given in input order:
+/// exactly the report one replay over the whole input gives (its examples
+/// are the first in input order, their line numbers counted from the start
+/// of the whole). The shards must have been replayed with the same policy
+/// and object reading; no summary at all gives an empty report.
+///
+/// # Errors
+/// A shard replayed with another policy or object reading than the first.
+///
+/// ```
+/// use canon::Policy;
+/// use canon_cli::{merge, Replay, Tools};
+///
+/// let line = r#"{"tool": "t", "schema": {"type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}}}, "arguments": {"names": "a"}}"#;
+/// let run = |text: &str| Replay::new(Policy::DEFAULT, Tools::default()).run(text.as_bytes(), |_| {}, |_| Ok(())).unwrap();
+/// let whole = run(&format!("{line}\n{line}\n"));
+/// let shards = merge([run(&format!("{line}\n")), run(&format!("{line}\n"))]).unwrap();
+/// assert_eq!(shards, whole);
+/// ```
+pub fn merge(reports: impl IntoIterator<Item = Report>) -> Result<Report, MergeError> {
+    let mut merged: Option<Report> = None;
+    for (index, next) in reports.into_iter().enumerate() {
+        let Some(whole) = merged.as_mut() else {
+            merged = Some(next);
+            continue;
+        };
+        if next.policy != whole.policy || next.closed_objects != whole.closed_objects {
+            return Err(MergeError {
+                index,
+                reason: format!(
+                    "replayed with policy {} ({}), the first with policy {} ({})",
+                    next.policy,
+                    objects(next.closed_objects),
+                    whole.policy,
+                    objects(whole.closed_objects)
+                ),
+            });
+        }
+        let offset = whole.totals.lines;
+        let shift = |mut e: Example| {
+            e.line += offset;
+            e
+        };
+        let (t, n) = (&mut whole.totals, &next.totals);
+        t.calls += n.calls;
+        t.accepted_strictly += n.accepted_strictly;
+        t.accepted_after_repair += n.accepted_after_repair;
+        t.still_rejected += n.still_rejected;
+        t.schema_errors += n.schema_errors;
+        t.malformed_lines += n.malformed_lines;
+        for (rule, n) in next.repairs_by_rule {
+            *whole.repairs_by_rule.entry(rule).or_default() += n;
+        }
+        for (rule, e) in next.repair_examples {
+            whole
+                .repair_examples
+                .entry(rule)
+                .or_insert_with(|| shift(e));
+        }
+        for (kind, n) in next.still_rejected_by_kind {
+            match whole.still_rejected_by_kind.get_mut(&kind) {
+                Some(k) => {
+                    k.calls += n.calls;
+                    k.violations += n.violations;
+                }
+                None => {
+                    let example = shift(n.example);
+                    whole
+                        .still_rejected_by_kind
+                        .insert(kind, KindCount { example, ..n });
+                }
+            }
+        }
+        for (name, n) in next.by_tool {
+            let tool = whole.by_tool.entry(name).or_default();
+            tool.calls += n.calls;
+            tool.accepted_strictly += n.accepted_strictly;
+            tool.accepted_after_repair += n.accepted_after_repair;
+            tool.still_rejected += n.still_rejected;
+            if tool.example.is_none() {
+                tool.example = n.example.map(shift);
+            }
+        }
+        let lines = whole.totals.lines + n.lines;
+        finish(whole, lines);
+    }
+    Ok(merged.unwrap_or_default())
+}
+
+fn objects(closed: bool) -> &'static str {
+    if closed {
+        "undeclared properties refused"
+    } else {
+        "schemas read as written"
+    }
 }
 
 /// The violation kind's snake_case name (`wrong_type`).
@@ -124,7 +316,13 @@ fn kind_name(violation: &canon::Violation) -> String {
     }
 }
 
-/// The report as the table `canon replay` prints.
+/// Tools listed in the table; `--json` has them all.
+const TOOL_ROWS: usize = 12;
+
+/// The report as the table `canon replay` prints: the totals, then the
+/// repaired calls per rule, the still-rejected calls per violation kind and
+/// the tools, each sorted by what repairs win (most calls first), with the
+/// first example of each.
 pub fn render(report: &Report, source: &str) -> String {
     let t = &report.totals;
     let share = |n: u64| {
@@ -166,10 +364,27 @@ pub fn render(report: &Report, source: &str) -> String {
             t.schema_errors, t.malformed_lines
         );
     }
+    let at = |e: &Example| {
+        let pointer = if e.pointer.is_empty() {
+            "(arguments)"
+        } else {
+            &e.pointer
+        };
+        format!("line {}, {} {pointer}", e.line, e.tool)
+    };
     if !report.repairs_by_rule.is_empty() {
-        let _ = writeln!(out, "\nrepaired calls, by rule");
-        for (rule, n) in &report.repairs_by_rule {
-            let _ = writeln!(out, "  {rule:<24}{n:>8}");
+        let _ = writeln!(out, "\nrepaired calls, by rule (calls, first repair)");
+        let mut rules: Vec<_> = report.repairs_by_rule.iter().collect();
+        rules.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (rule, n) in rules {
+            match report.repair_examples.get(rule) {
+                Some(e) => {
+                    let _ = writeln!(out, "  {rule:<24}{n:>8}   {}", at(e));
+                }
+                None => {
+                    let _ = writeln!(out, "  {rule:<24}{n:>8}");
+                }
+            }
         }
     }
     if !report.still_rejected_by_kind.is_empty() {
@@ -177,17 +392,48 @@ pub fn render(report: &Report, source: &str) -> String {
             out,
             "\nstill rejected, by violation kind (calls, one example each)"
         );
-        for (kind, count) in &report.still_rejected_by_kind {
+        let mut kinds: Vec<_> = report.still_rejected_by_kind.iter().collect();
+        kinds.sort_by(|a, b| b.1.calls.cmp(&a.1.calls).then(a.0.cmp(b.0)));
+        for (kind, count) in kinds {
             let e = &count.example;
-            let pointer = if e.pointer.is_empty() {
-                "(arguments)"
-            } else {
-                &e.pointer
-            };
             let _ = writeln!(
                 out,
-                "  {kind:<16}{:>8}   line {}, {} {pointer}: {}",
-                count.calls, e.line, e.tool, e.message
+                "  {kind:<16}{:>8}   {}: {}",
+                count.calls,
+                at(e),
+                e.message
+            );
+        }
+    }
+    let mut tools: Vec<_> = report
+        .by_tool
+        .iter()
+        .filter(|(_, c)| c.accepted_strictly < c.calls)
+        .collect();
+    if !tools.is_empty() {
+        // What canon wins first, then what a rule could still win.
+        tools.sort_by(|a, b| {
+            (b.1.accepted_after_repair, b.1.still_rejected)
+                .cmp(&(a.1.accepted_after_repair, a.1.still_rejected))
+                .then(a.0.cmp(b.0))
+        });
+        let _ = writeln!(
+            out,
+            "\ntools with calls a strict binder rejects (calls, repaired, still rejected, first)"
+        );
+        for (name, c) in tools.iter().take(TOOL_ROWS) {
+            let first = c.example.as_ref().map(|e| at(e)).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {name:<32}{:>8}{:>10}{:>10}   {first}",
+                c.calls, c.accepted_after_repair, c.still_rejected
+            );
+        }
+        if tools.len() > TOOL_ROWS {
+            let _ = writeln!(
+                out,
+                "  and {} more tools (--json lists every one)",
+                tools.len() - TOOL_ROWS
             );
         }
     }

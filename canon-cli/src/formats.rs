@@ -1,1 +1,516 @@
 //! The trace formats `canon replay` reads besides its own JSON Lines.
+//!
+//! A captured tool call is only worth replaying with the schema the model
+//! was given. Teams already keep both, in one of these forms:
+//!
+//! | [`Format`] | `--format` | a record is | tools from | calls from |
+//! |---|---|---|---|---|
+//! | [`Canon`](Format::Canon) | `canon` | `{"tool", "schema", "arguments"}` | `schema` | `arguments` |
+//! | [`OpenAiChat`](Format::OpenAiChat) | `openai-chat` | a logged exchange | `tools[].function.{name, parameters}` (and legacy `functions[]`) | `choices[].message.tool_calls[].function.{name, arguments}` (and legacy `function_call`), or the chunks of a stream |
+//! | [`OpenAiResponses`](Format::OpenAiResponses) | `openai-responses` | a logged exchange | `tools[]` of `type: "function"` (`name`, `parameters`); `mcp_list_tools` output items | `output[]` items of type `function_call` (`name`, `arguments`, `call_id`) and `mcp_call`, or the events of a stream |
+//! | [`Anthropic`](Format::Anthropic) | `anthropic` | a logged exchange | `tools[].{name, input_schema}` | `content[]` blocks of type `tool_use` (`name`, `input`), or the events of a stream |
+//! | [`Otlp`](Format::Otlp) | `otlp` | an OTLP/JSON `ExportTraceServiceRequest` (or a trace as Grafana Tempo's API returns it) | `gen_ai.tool.definitions` | `execute_tool` spans (`gen_ai.tool.name`, `gen_ai.tool.call.arguments`) and `tool_call` parts of `gen_ai.output.messages` |
+//!
+//! A logged exchange is one JSON object holding the request and the
+//! response, as proxies and gateways log them; [`calls`] reads
+//!
+//! - `{"request": …, "response": …}` (Helicone's stored bodies, and any
+//!   proxy that logs the two bodies side by side);
+//! - `{"request_body": …, "response_body": …}` (Helicone's export), and
+//!   `requestBody`/`responseBody`;
+//! - Portkey's log object, `{"request": {"body": …}, "response": {"body": …}}`,
+//!   and the OpenAI Batch output line, `{"response": {"body": …}}`;
+//! - LiteLLM's `StandardLoggingPayload` (`model_parameters.tools` and
+//!   `response`) and its spend logs (`proxy_server_request` and
+//!   `response`);
+//! - the Anthropic Message Batches result line, `{"result": {"message": …}}`;
+//! - a bare response body (then no schema is known: see [`Schema::Unknown`]).
+//!
+//! A body may be logged as the JSON object or as its text (a JSON string),
+//! and a streamed response as the array of its chunks or events, or as
+//! the server-sent-events text. A JSON array of records is not read: make
+//! it JSON Lines first (`jq -c '.[]'`).
+//!
+//! Reading is bounded and never panics: a record that is not what its
+//! format says is an `Err` with a short reason, JSON nesting is bounded by
+//! `serde_json`'s limit (128), and the compressed input is decoded as it
+//! is read ([`open_input`]).
+
+mod anthropic;
+mod decompress;
+mod envelope;
+mod openai;
+mod otlp;
+mod records;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{self, BufRead, Read};
+use std::str::FromStr;
+
+use serde_json::{Map, Value};
+
+pub use decompress::{decompress, open_input, Compression};
+pub use records::{Record, Records, MAX_RECORD};
+
+/// A format `canon replay` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// canon's own JSON Lines: `{"tool", "schema", "arguments"}` a line.
+    Canon,
+    /// Logged OpenAI Chat Completions exchanges (and the servers that
+    /// speak it: vLLM, llama.cpp, Ollama, OpenRouter, LiteLLM).
+    OpenAiChat,
+    /// Logged OpenAI Responses exchanges.
+    OpenAiResponses,
+    /// Logged Anthropic Messages exchanges.
+    Anthropic,
+    /// OpenTelemetry traces in OTLP/JSON, with GenAI spans.
+    Otlp,
+}
+
+impl Format {
+    /// Every format, in the order [`detect`] prefers them.
+    pub const ALL: [Format; 5] = [
+        Format::Canon,
+        Format::OpenAiChat,
+        Format::OpenAiResponses,
+        Format::Anthropic,
+        Format::Otlp,
+    ];
+
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Canon => "canon",
+            Format::OpenAiChat => "openai-chat",
+            Format::OpenAiResponses => "openai-responses",
+            Format::Anthropic => "anthropic",
+            Format::Otlp => "otlp",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A `--format` name that is none of [`Format::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownFormat(pub String);
+
+impl fmt::Display for UnknownFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown format `{}`: expected one of ", self.0)?;
+        for (i, format) in Format::ALL.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(format.name())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownFormat {}
+
+impl FromStr for Format {
+    type Err = UnknownFormat;
+
+    /// ```
+    /// use canon_cli::formats::Format;
+    ///
+    /// assert_eq!("openai-responses".parse(), Ok(Format::OpenAiResponses));
+    /// assert!("openai".parse::<Format>().is_err());
+    /// ```
+    fn from_str(name: &str) -> Result<Format, UnknownFormat> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| UnknownFormat(name.to_owned()))
+    }
+}
+
+/// The format of an input, from its first record (the first non-blank
+/// line of JSON Lines, or the first document: see [`Records`]); `None`
+/// when it is none of them (or not JSON).
+///
+/// An OTLP document has `resourceSpans`; a canon line has `tool` (or
+/// `name`) and `arguments`; a logged exchange is told by its response
+/// (`choices` or a `chat.completion` chunk: Chat Completions; `output` or
+/// `response.*` events: Responses; a `message` with `content`, or
+/// `message_start`: Anthropic), or failing that by its request's tools
+/// (`function` wrapper: Chat; `type: "function"` with `name`: Responses;
+/// `input_schema`: Anthropic).
+///
+/// ```
+/// use canon_cli::formats::{detect, Format};
+///
+/// let line = r#"{"request": {"model": "claude-sonnet-4-5", "tools": [{"name": "t", "input_schema": {"type": "object"}}]}, "response": {"type": "message", "role": "assistant", "content": []}}"#;
+/// assert_eq!(detect(line), Some(Format::Anthropic));
+/// assert_eq!(detect(r#"{"resourceSpans": []}"#), Some(Format::Otlp));
+/// assert_eq!(detect("not json"), None);
+/// ```
+pub fn detect(first_record: &str) -> Option<Format> {
+    let value: Value = serde_json::from_str(first_record.trim()).ok()?;
+    let record = value.as_object()?;
+    if otlp::resource_spans(record).is_some() {
+        return Some(Format::Otlp);
+    }
+    if ["tool", "name"]
+        .iter()
+        .any(|k| record.get(*k).is_some_and(Value::is_string))
+        && record.contains_key("arguments")
+    {
+        return Some(Format::Canon);
+    }
+    let exchange = envelope::Exchange::of(&value).ok()?;
+    exchange
+        .response
+        .as_ref()
+        .and_then(envelope::sniff_response)
+        .or_else(|| exchange.request.as_ref().and_then(envelope::sniff_request))
+}
+
+/// The format of `input`, told by [`detect`] from its first record, and
+/// the input to read from its start again (the bytes read to tell are
+/// kept, so lines and byte counts are as if nothing had been read). For
+/// `--format` left out:
+///
+/// ```
+/// use std::io::Read;
+///
+/// use canon_cli::formats::{sniff, Format};
+///
+/// let text = "\n{\"resourceSpans\": []}\n";
+/// let (format, mut input) = sniff(text.as_bytes()).unwrap();
+/// assert_eq!(format, Some(Format::Otlp));
+/// let mut again = String::new();
+/// input.read_to_string(&mut again).unwrap();
+/// assert_eq!(again, text);
+/// ```
+///
+/// # Errors
+/// An I/O error reading the first record, or a first record (blank lines
+/// before it included) over [`MAX_RECORD`] bytes: then give `--format`.
+pub fn sniff<'a>(input: impl BufRead + 'a) -> io::Result<(Option<Format>, Box<dyn BufRead + 'a>)> {
+    let tee = Tee {
+        inner: input,
+        kept: Vec::new(),
+        over: false,
+    };
+    let mut records = Records::new(tee);
+    let first = records.next().transpose()?;
+    let Tee { inner, kept, over } = records.into_inner();
+    if over {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("no record in the first {MAX_RECORD} bytes to tell the format by"),
+        ));
+    }
+    let format = first
+        .and_then(|record| record.text.ok())
+        .and_then(|text| detect(&text));
+    Ok((format, Box::new(io::Cursor::new(kept).chain(inner))))
+}
+
+/// A reader that keeps what is read from it (up to [`MAX_RECORD`] bytes
+/// and a mebibyte).
+struct Tee<R> {
+    inner: R,
+    kept: Vec<u8>,
+    over: bool,
+}
+
+impl<R: BufRead> Read for Tee<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Tee<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        match self.inner.fill_buf() {
+            Ok(buffered) => {
+                let taken = &buffered[..amount.min(buffered.len())];
+                if self.kept.len() + taken.len() > MAX_RECORD + (1 << 20) {
+                    self.over = true;
+                } else {
+                    self.kept.extend_from_slice(taken);
+                }
+            }
+            // Not kept: reading again from the start would miss it.
+            Err(_) => self.over = true,
+        }
+        self.inner.consume(amount);
+    }
+}
+
+/// What a record says of the schema of a called tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Schema {
+    /// The raw JSON text of the input schema the record declares for the
+    /// tool (a function declared without parameters reads as
+    /// `{"type":"object","properties":{}}`, as the providers take it).
+    Declared(String),
+    /// The record lists the tools the model was offered, and this one is
+    /// not among them: the model called a tool it was not given. A strict
+    /// binder rejects such a call and no rule repairs it; count it as
+    /// such, never drop it.
+    Undeclared,
+    /// The record holds no schema for the tool: no request was logged, no
+    /// `gen_ai.tool.definitions` was captured in the trace, or the tool is
+    /// a provider-defined one (Anthropic's `bash_20250124`, say). Look it
+    /// up in `--tools`; if it is not there, count the call as skipped.
+    Unknown,
+    /// A tool whose input is free-form text, not JSON (OpenAI's `custom`
+    /// tools): there is nothing to bind; count the call as skipped.
+    FreeForm,
+}
+
+/// A tool call found in a record: the owned counterpart of the engine's
+/// `CallRef`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// The tool called.
+    pub tool: String,
+    /// Its input schema, as far as the record tells.
+    pub schema: Schema,
+    /// The raw JSON text of the arguments: an object, or a JSON string
+    /// holding the arguments text as the model sent it (OpenAI's
+    /// `arguments`, a streamed call's concatenated deltas, an OTLP
+    /// attribute's string value). `None` when the record did not capture
+    /// them (`gen_ai.tool.call.arguments` is opt-in).
+    pub arguments: Option<String>,
+    /// The call's id (`call_…`, `toolu_…`), for finding it again.
+    pub label: Option<String>,
+}
+
+impl Call {
+    /// The schema and the arguments when both are known: the call can be
+    /// bound.
+    pub fn bindable(&self) -> Option<(&str, &str)> {
+        match (&self.schema, &self.arguments) {
+            (Schema::Declared(schema), Some(arguments)) => Some((schema, arguments)),
+            _ => None,
+        }
+    }
+
+    /// Why the call cannot be bound as it stands, in a few words; `None`
+    /// when it can ([`bindable`](Self::bindable)). For
+    /// [`Schema::Unknown`] the schema may still come from `--tools`.
+    pub fn skip_reason(&self) -> Option<&'static str> {
+        match (&self.schema, &self.arguments) {
+            (_, None) => Some("arguments not captured"),
+            (Schema::Declared(_), Some(_)) => None,
+            (Schema::Undeclared, _) => Some("a tool the request did not declare"),
+            (Schema::Unknown, _) => Some("no schema captured for the tool"),
+            (Schema::FreeForm, _) => Some("a free-form (custom) tool"),
+        }
+    }
+}
+
+/// A call and the line of the record it was found in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The 1-based line of the record ([`Record::line`]).
+    pub line: u64,
+    /// The call.
+    pub call: Call,
+}
+
+/// The tool calls of one record (one JSON Lines line, or one OTLP
+/// document), in the order the record holds them: parallel calls are
+/// each a [`Call`]; a call to a tool the request did not declare is a
+/// [`Schema::Undeclared`] call, and one whose arguments were not captured
+/// has `arguments: None`, so that nothing found is lost. For OTLP, a call
+/// is paired with the definition of its name in the same trace (spans
+/// without a trace id: the same document), else any of the document;
+/// [`Extractor`] pairs across the documents of a stream.
+///
+/// # Errors
+/// A short reason when the record is not of `format` (not JSON, or none
+/// of the shapes the format reads).
+///
+/// ```
+/// use canon_cli::formats::{calls, Format, Schema};
+///
+/// let record = r#"{
+///   "request": {"model": "gpt-4o", "tools": [{"type": "function", "function": {
+///     "name": "search_code",
+///     "parameters": {"type": "object", "properties": {
+///       "data_source_names": {"type": "array", "items": {"type": "string"}}}}}}]},
+///   "response": {"object": "chat.completion", "choices": [{"index": 0, "message": {
+///     "role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+///       "function": {"name": "search_code", "arguments": "{\"data_source_names\":\"dotnet/eshop\"}"}}]},
+///     "finish_reason": "tool_calls"}]}
+/// }"#;
+/// let found = calls(Format::OpenAiChat, record).unwrap();
+/// assert_eq!(found.len(), 1);
+/// assert_eq!(found[0].tool, "search_code");
+/// assert!(matches!(found[0].schema, Schema::Declared(_)));
+/// // The arguments as OpenAI sent them: a JSON string holding the text.
+/// assert_eq!(
+///     found[0].arguments.as_deref(),
+///     Some(r#""{\"data_source_names\":\"dotnet/eshop\"}""#)
+/// );
+/// assert_eq!(found[0].label.as_deref(), Some("call_1"));
+/// ```
+pub fn calls(format: Format, record: &str) -> Result<Vec<Call>, String> {
+    let mut extractor = Extractor::new(format);
+    let mut found: Vec<Call> = extractor
+        .record(0, record)?
+        .into_iter()
+        .map(|l| l.call)
+        .collect();
+    found.extend(extractor.finish().into_iter().map(|l| l.call));
+    Ok(found)
+}
+
+/// Reads the records of one input in turn, keeping what pairs calls with
+/// definitions across records: an OTLP exporter sends a trace's spans in
+/// several batches, and the span that carries `gen_ai.tool.definitions`
+/// (an `invoke_agent` span ends last) may come after the tool calls. The
+/// calls of a trace that has no definition yet are held (at most
+/// [`Extractor::HELD`], and 64 MiB) until definitions of their trace
+/// arrive, or until [`finish`](Self::finish) gives them back as
+/// [`Schema::Unknown`]; a trace's definitions are taken to come together,
+/// so a call to a name its trace does not define is given back at once.
+/// The other formats hold nothing.
+#[derive(Debug)]
+pub struct Extractor {
+    format: Format,
+    otlp: otlp::State,
+}
+
+impl Extractor {
+    /// Calls held at most, waiting for their definition; past this the
+    /// oldest are given back as [`Schema::Unknown`].
+    pub const HELD: usize = 65_536;
+
+    /// An extractor for `format`.
+    pub fn new(format: Format) -> Extractor {
+        Extractor {
+            format,
+            otlp: otlp::State::default(),
+        }
+    }
+
+    /// The calls of the record on `line` that are ready, and the held ones
+    /// it completes (with the lines they were found on).
+    ///
+    /// # Errors
+    /// As [`calls`].
+    pub fn record(&mut self, line: u64, record: &str) -> Result<Vec<Located>, String> {
+        let value = parse(record)?;
+        let here = |calls: Vec<Call>| -> Vec<Located> {
+            calls
+                .into_iter()
+                .map(|call| Located { line, call })
+                .collect()
+        };
+        match self.format {
+            Format::Canon => canon_line(&value).map(|call| here(vec![call])),
+            Format::OpenAiChat => openai::chat(&value).map(here),
+            Format::OpenAiResponses => openai::responses(&value).map(here),
+            Format::Anthropic => anthropic::messages(&value).map(here),
+            Format::Otlp => self.otlp.document(line, &value),
+        }
+    }
+
+    /// The calls still held at the end of the input, as
+    /// [`Schema::Unknown`].
+    pub fn finish(&mut self) -> Vec<Located> {
+        self.otlp.finish()
+    }
+}
+
+/// A line of canon's own JSON Lines.
+fn canon_line(value: &Value) -> Result<Call, String> {
+    let tool = ["tool", "name"]
+        .iter()
+        .find_map(|k| value.get(*k).and_then(Value::as_str))
+        .ok_or("no `tool` (or `name`) string")?;
+    let arguments = value.get("arguments").ok_or("no `arguments`")?;
+    let label = ["class", "note"]
+        .iter()
+        .find_map(|k| value.get(*k).and_then(Value::as_str))
+        .map(str::to_owned);
+    Ok(Call {
+        tool: tool.to_owned(),
+        schema: value
+            .get("schema")
+            .map_or(Schema::Unknown, |s| Schema::Declared(s.to_string())),
+        arguments: Some(arguments.to_string()),
+        label,
+    })
+}
+
+/// A tool as a record declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Def {
+    /// Its input schema, as JSON text.
+    Schema(String),
+    /// Free-form input (OpenAI `custom`).
+    FreeForm,
+    /// Declared without a schema (a provider-defined client tool).
+    Builtin,
+}
+
+/// The tools a record declares, by name; `None` when it declares none
+/// (no request logged, no definitions captured).
+type Defs = Option<HashMap<String, Def>>;
+
+/// The schema of a call to `tool` given the declared tools.
+fn schema_of(defs: &Defs, tool: &str) -> Schema {
+    match defs {
+        None => Schema::Unknown,
+        Some(defs) => match defs.get(tool) {
+            Some(Def::Schema(schema)) => Schema::Declared(schema.clone()),
+            Some(Def::FreeForm) => Schema::FreeForm,
+            Some(Def::Builtin) => Schema::Unknown,
+            None => Schema::Undeclared,
+        },
+    }
+}
+
+/// The schema of a function declared with `parameters` (absent or null:
+/// no parameters).
+fn parameters_schema(parameters: Option<&Value>) -> String {
+    match parameters {
+        None | Some(Value::Null) => r#"{"type":"object","properties":{}}"#.to_owned(),
+        Some(schema) => schema.to_string(),
+    }
+}
+
+/// `text` as JSON, or why not.
+fn parse(text: &str) -> Result<Value, String> {
+    serde_json::from_str(text.trim()).map_err(|e| format!("not JSON ({e})"))
+}
+
+/// A member under its lowerCamelCase name or its snake_case one.
+fn get<'a>(obj: &'a Map<String, Value>, camel: &str, snake: &str) -> Option<&'a Value> {
+    obj.get(camel).or_else(|| obj.get(snake))
+}
+
+/// The raw JSON text of arguments as a record holds them: a string is
+/// kept as a JSON string (the text the model sent), anything else (`null`
+/// too: the model sent none) as its JSON; absent is `None`.
+fn arguments_text(arguments: Option<&Value>) -> Option<String> {
+    arguments.map(Value::to_string)
+}
+
+/// A JSON string holding `text`.
+fn json_string(text: &str) -> String {
+    Value::String(text.to_owned()).to_string()
+}

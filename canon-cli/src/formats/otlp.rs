@@ -1,0 +1,532 @@
+//! OpenTelemetry traces in OTLP/JSON, read for the GenAI semantic
+//! conventions' tool definitions and tool calls.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+use serde_json::{Map, Value};
+
+use super::{get, json_string, parameters_schema, Call, Def, Extractor, Located, Schema};
+
+/// `gen_ai.tool.definitions`: the tools offered to the model (opt-in; on
+/// chat and agent spans, or the inference-details event).
+const DEFINITIONS: &str = "gen_ai.tool.definitions";
+/// `gen_ai.output.messages`: what the model answered, `tool_call` parts
+/// among it (opt-in).
+const OUTPUT_MESSAGES: &str = "gen_ai.output.messages";
+const OPERATION: &str = "gen_ai.operation.name";
+const TOOL_NAME: &str = "gen_ai.tool.name";
+const CALL_ID: &str = "gen_ai.tool.call.id";
+/// `gen_ai.tool.call.arguments`: the arguments of an `execute_tool` span
+/// (opt-in).
+const CALL_ARGUMENTS: &str = "gen_ai.tool.call.arguments";
+
+/// How deep an attribute's `arrayValue`s and `kvlistValue`s are read.
+const ANY_DEPTH: u32 = 64;
+/// Traces whose definitions are kept at once; past this they are
+/// forgotten and gathered anew.
+const TRACES: usize = 16_384;
+/// Bytes of held calls at most.
+const HELD_BYTES: usize = 64 << 20;
+/// Call ids remembered for telling a call seen twice (on the chat span
+/// and on its `execute_tool` span); past this they are forgotten.
+const SEEN: usize = 1 << 20;
+
+/// Definitions and held calls across the documents of one input.
+#[derive(Debug, Default)]
+pub(super) struct State {
+    /// The tools each trace defines, by trace id.
+    traces: HashMap<String, HashMap<String, Def>>,
+    /// Calls of traces that have no definition yet, by trace id, with
+    /// the order they came in and their line.
+    held: HashMap<String, VecDeque<(u64, u64, Call)>>,
+    /// The held calls, oldest first: (order, trace).
+    order: VecDeque<(u64, String)>,
+    next: u64,
+    held_bytes: usize,
+    /// (trace id, call id) of the calls read.
+    seen: HashSet<(String, String)>,
+}
+
+/// A span, its attributes read into JSON values.
+struct Span {
+    trace: String,
+    id: String,
+    name: String,
+    attributes: HashMap<String, Value>,
+    /// Its events' attributes.
+    events: Vec<HashMap<String, Value>>,
+}
+
+impl State {
+    /// The calls of one OTLP/JSON document on `line`.
+    pub fn document(&mut self, line: u64, document: &Value) -> Result<Vec<Located>, String> {
+        let obj = document.as_object().ok_or("not a JSON object")?;
+        let resource_spans = resource_spans(obj)
+            .ok_or("no `resourceSpans` (not an OTLP/JSON traces document)")?
+            .as_array()
+            .ok_or("`resourceSpans` is not an array")?;
+        let spans = spans(resource_spans);
+
+        // The definitions first: a call may come before its definition in
+        // the document.
+        let mut document_defs: HashMap<String, Def> = HashMap::new();
+        // The traces given definitions, in the order first seen.
+        let mut defined: Vec<&str> = Vec::new();
+        let mut seen_traces: HashSet<&str> = HashSet::new();
+        for span in &spans {
+            let defs = span_defs(span);
+            if defs.is_empty() {
+                continue;
+            }
+            if !span.trace.is_empty() {
+                if self.traces.len() >= TRACES && !self.traces.contains_key(&span.trace) {
+                    self.traces.clear();
+                }
+                let known = self.traces.entry(span.trace.clone()).or_default();
+                for (name, def) in &defs {
+                    known.insert(name.clone(), def.clone());
+                }
+                if seen_traces.insert(&span.trace) {
+                    defined.push(&span.trace);
+                }
+            }
+            document_defs.extend(defs);
+        }
+
+        let mut found = Vec::new();
+        // Held calls the new definitions complete.
+        for trace in defined {
+            found.extend(self.release(trace));
+        }
+        for span in &spans {
+            for (call, id) in span_calls(span) {
+                if let Some(id) = id {
+                    if self.seen.len() >= SEEN {
+                        self.seen.clear();
+                    }
+                    if !self.seen.insert((span.trace.clone(), id)) {
+                        continue;
+                    }
+                }
+                let def = self
+                    .traces
+                    .get(&span.trace)
+                    .and_then(|defs| defs.get(&call.tool))
+                    .or_else(|| document_defs.get(&call.tool));
+                match def {
+                    Some(def) => found.push(Located {
+                        line,
+                        call: resolved(call, def),
+                    }),
+                    // A trace's definitions come together (one agent, one
+                    // set of tools): a trace that has some and not this
+                    // one will not bring it later.
+                    None if span.trace.is_empty() || self.traces.contains_key(&span.trace) => {
+                        found.push(Located { line, call })
+                    }
+                    None => found.extend(self.hold(line, span.trace.clone(), call)),
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Holds `call` for a definition to come; gives back the oldest held
+    /// calls when over the bounds.
+    fn hold(&mut self, line: u64, trace: String, call: Call) -> Vec<Located> {
+        let n = self.next;
+        self.next += 1;
+        self.held_bytes += size(&call);
+        self.order.push_back((n, trace.clone()));
+        self.held
+            .entry(trace)
+            .or_default()
+            .push_back((n, line, call));
+        let mut evicted = Vec::new();
+        while self.order.len() > Extractor::HELD || self.held_bytes > HELD_BYTES {
+            let Some((n, trace)) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(calls) = self.held.get_mut(&trace) {
+                // A trace's calls are held in order; one already released
+                // is no longer at the front.
+                if calls.front().is_some_and(|(m, _, _)| *m == n) {
+                    if let Some((_, line, call)) = calls.pop_front() {
+                        self.held_bytes = self.held_bytes.saturating_sub(size(&call));
+                        evicted.push(Located { line, call });
+                    }
+                }
+                if calls.is_empty() {
+                    self.held.remove(&trace);
+                }
+            }
+        }
+        evicted
+    }
+
+    /// The held calls of `trace`, now that it has definitions: paired
+    /// with them, or [`Schema::Unknown`] for a name they lack.
+    fn release(&mut self, trace: &str) -> Vec<Located> {
+        let (Some(defs), Some(calls)) = (self.traces.get(trace), self.held.remove(trace)) else {
+            return Vec::new();
+        };
+        // `order` keeps entries of released calls; eviction skips them.
+        calls
+            .into_iter()
+            .map(|(_, line, call)| {
+                self.held_bytes = self.held_bytes.saturating_sub(size(&call));
+                let call = match defs.get(&call.tool) {
+                    Some(def) => resolved(call, def),
+                    None => call,
+                };
+                Located { line, call }
+            })
+            .collect()
+    }
+
+    /// Every held call, oldest first, as [`Schema::Unknown`].
+    pub fn finish(&mut self) -> Vec<Located> {
+        let mut calls: Vec<(u64, u64, Call)> = self.held.drain().flat_map(|(_, c)| c).collect();
+        calls.sort_by_key(|(n, _, _)| *n);
+        self.order.clear();
+        self.held_bytes = 0;
+        calls
+            .into_iter()
+            .map(|(_, line, call)| Located { line, call })
+            .collect()
+    }
+}
+
+/// The `resourceSpans` of an `ExportTraceServiceRequest`, or of a trace
+/// as Grafana Tempo's API returns it (`batches`; `trace.resourceSpans`).
+pub(super) fn resource_spans(document: &Map<String, Value>) -> Option<&Value> {
+    get(document, "resourceSpans", "resource_spans")
+        .or_else(|| {
+            document.get("batches").filter(|b| {
+                b.get(0).and_then(Value::as_object).is_some_and(|rs| {
+                    get(rs, "scopeSpans", "scope_spans").is_some()
+                        || rs.contains_key("instrumentationLibrarySpans")
+                })
+            })
+        })
+        .or_else(|| {
+            document
+                .get("trace")
+                .and_then(Value::as_object)
+                .and_then(|trace| get(trace, "resourceSpans", "resource_spans"))
+        })
+}
+
+/// Roughly the bytes a held call takes.
+fn size(call: &Call) -> usize {
+    call.tool.len()
+        + call.arguments.as_ref().map_or(0, String::len)
+        + call.label.as_ref().map_or(0, String::len)
+        + 64
+}
+
+/// `call` with the schema of `def`.
+fn resolved(mut call: Call, def: &Def) -> Call {
+    call.schema = match def {
+        Def::Schema(schema) => Schema::Declared(schema.clone()),
+        Def::FreeForm => Schema::FreeForm,
+        Def::Builtin => Schema::Unknown,
+    };
+    call
+}
+
+/// Every span of a document (`resourceSpans[].scopeSpans[].spans[]`, and
+/// the older `instrumentationLibrarySpans`).
+fn spans(resource_spans: &[Value]) -> Vec<Span> {
+    let mut spans = Vec::new();
+    for resource in resource_spans.iter().filter_map(Value::as_object) {
+        let scopes = get(resource, "scopeSpans", "scope_spans")
+            .or_else(|| {
+                get(
+                    resource,
+                    "instrumentationLibrarySpans",
+                    "instrumentation_library_spans",
+                )
+            })
+            .and_then(Value::as_array);
+        for scope in scopes.into_iter().flatten().filter_map(Value::as_object) {
+            for span in scope
+                .get("spans")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_object)
+            {
+                let text = |camel, snake| {
+                    get(span, camel, snake)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_ascii_lowercase()
+                };
+                spans.push(Span {
+                    trace: text("traceId", "trace_id"),
+                    id: text("spanId", "span_id"),
+                    name: span
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    attributes: attributes(span.get("attributes")),
+                    events: span
+                        .get("events")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .map(|e| attributes(e.get("attributes")))
+                        .collect(),
+                });
+            }
+        }
+    }
+    spans
+}
+
+/// OTLP attributes (`[{"key", "value": {"stringValue": …}}]`) as JSON
+/// values by key.
+fn attributes(list: Option<&Value>) -> HashMap<String, Value> {
+    list.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|kv| {
+            let key = kv.get("key")?.as_str()?;
+            Some((key.to_owned(), any_value(kv.get("value")?, ANY_DEPTH)))
+        })
+        .collect()
+}
+
+/// An OTLP `AnyValue` as a JSON value: `stringValue` a string,
+/// `intValue` a number (int64 travels as a JSON string), `arrayValue` an
+/// array, `kvlistValue` an object.
+fn any_value(value: &Value, depth: u32) -> Value {
+    let Some(obj) = value.as_object() else {
+        return value.clone();
+    };
+    if depth == 0 {
+        return Value::Null;
+    }
+    if let Some(v) = get(obj, "stringValue", "string_value")
+        .or_else(|| get(obj, "boolValue", "bool_value"))
+        .or_else(|| get(obj, "doubleValue", "double_value"))
+        .or_else(|| get(obj, "bytesValue", "bytes_value"))
+    {
+        return v.clone();
+    }
+    if let Some(v) = get(obj, "intValue", "int_value") {
+        return match v.as_str().and_then(|s| s.parse::<i64>().ok()) {
+            Some(n) => Value::from(n),
+            None => v.clone(),
+        };
+    }
+    if let Some(values) = get(obj, "arrayValue", "array_value").and_then(|a| a.get("values")) {
+        return Value::Array(
+            values
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|v| any_value(v, depth - 1))
+                .collect(),
+        );
+    }
+    if let Some(values) = get(obj, "kvlistValue", "kvlist_value").and_then(|a| a.get("values")) {
+        let mut map = Map::new();
+        for kv in values.as_array().into_iter().flatten() {
+            if let (Some(key), Some(v)) = (kv.get("key").and_then(Value::as_str), kv.get("value")) {
+                map.insert(key.to_owned(), any_value(v, depth - 1));
+            }
+        }
+        return Value::Object(map);
+    }
+    Value::Null
+}
+
+/// A structured attribute, which a span may record as its JSON text.
+fn structured(value: &Value) -> Option<Value> {
+    match value {
+        Value::String(text) => serde_json::from_str(text).ok(),
+        other => Some(other.clone()),
+    }
+}
+
+/// The attribute maps of a span: its own, then its events'.
+fn all_attributes(span: &Span) -> impl Iterator<Item = &HashMap<String, Value>> {
+    std::iter::once(&span.attributes).chain(span.events.iter())
+}
+
+/// The tools a span defines: `gen_ai.tool.definitions` (on the span or
+/// an event), and OpenLLMetry's `llm.request.functions.N.{name,
+/// parameters}`.
+fn span_defs(span: &Span) -> HashMap<String, Def> {
+    let mut defs = HashMap::new();
+    for attributes in all_attributes(span) {
+        if let Some(Value::Array(tools)) = attributes.get(DEFINITIONS).and_then(structured) {
+            for tool in &tools {
+                if let Some((name, def)) = definition(tool) {
+                    defs.insert(name, def);
+                }
+            }
+        }
+        let mut legacy: BTreeMap<usize, (Option<&str>, Option<&Value>)> = BTreeMap::new();
+        for (key, value) in attributes {
+            let Some(rest) = key.strip_prefix("llm.request.functions.") else {
+                continue;
+            };
+            let Some((i, field)) = rest.split_once('.') else {
+                continue;
+            };
+            let Ok(i) = i.parse::<usize>() else {
+                continue;
+            };
+            let entry = legacy.entry(i).or_default();
+            match field {
+                "name" => entry.0 = value.as_str(),
+                "parameters" => entry.1 = Some(value),
+                _ => {}
+            }
+        }
+        for (name, parameters) in legacy.into_values() {
+            if let Some(name) = name {
+                let parameters = parameters.and_then(structured);
+                defs.insert(
+                    name.to_owned(),
+                    Def::Schema(parameters_schema(parameters.as_ref())),
+                );
+            }
+        }
+    }
+    defs
+}
+
+/// One entry of `gen_ai.tool.definitions`: `{"type": "function", "name",
+/// "parameters"}` as the convention has it, or the provider's own form
+/// (OpenAI's `function` wrapper, Anthropic's `input_schema`, MCP's
+/// `inputSchema`); a provider built-in tool is declared without a schema.
+fn definition(tool: &Value) -> Option<(String, Def)> {
+    let kind = tool.get("type").and_then(Value::as_str);
+    let entry = tool
+        .get("function")
+        .filter(|f| f.is_object())
+        .unwrap_or(tool);
+    let name = entry.get("name")?.as_str()?.to_owned();
+    let schema = ["parameters", "input_schema", "inputSchema"]
+        .iter()
+        .find_map(|k| entry.get(*k));
+    let def = match (kind, schema) {
+        (Some("custom"), None) => Def::FreeForm,
+        (Some(kind), None) if kind != "function" => Def::Builtin,
+        (_, schema) => Def::Schema(parameters_schema(schema.and_then(structured).as_ref())),
+    };
+    Some((name, def))
+}
+
+/// The tool calls a span records: an `execute_tool` span
+/// (`gen_ai.tool.name`, `gen_ai.tool.call.arguments`,
+/// `gen_ai.tool.call.id`), the `tool_call` parts of
+/// `gen_ai.output.messages` (on the span or an event), and OpenLLMetry's
+/// `gen_ai.completion.N.tool_calls.M.{name, arguments, id}`; each with
+/// its call id, when it has one.
+fn span_calls(span: &Span) -> Vec<(Call, Option<String>)> {
+    let mut calls = Vec::new();
+    let a = &span.attributes;
+    let operation = a.get(OPERATION).and_then(Value::as_str);
+    let execute = operation == Some("execute_tool")
+        || (operation.is_none() && span.name.starts_with("execute_tool"));
+    if execute {
+        let tool = a
+            .get(TOOL_NAME)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| {
+                span.name
+                    .strip_prefix("execute_tool")
+                    .map(|rest| rest.trim().to_owned())
+            })
+            .unwrap_or_default();
+        calls.push(call(tool, a.get(CALL_ARGUMENTS), a.get(CALL_ID), &span.id));
+    }
+    for attributes in all_attributes(span) {
+        if let Some(Value::Array(messages)) = attributes.get(OUTPUT_MESSAGES).and_then(structured) {
+            for part in messages
+                .iter()
+                .filter_map(|m| m.get("parts").and_then(Value::as_array))
+                .flatten()
+                .filter(|p| p.get("type").and_then(Value::as_str) == Some("tool_call"))
+            {
+                let tool = part.get("name").and_then(Value::as_str).unwrap_or_default();
+                calls.push(call(
+                    tool.to_owned(),
+                    part.get("arguments"),
+                    part.get("id"),
+                    &span.id,
+                ));
+            }
+        }
+    }
+    // OpenLLMetry's flattened completions.
+    let mut legacy: BTreeMap<(usize, usize), [Option<&Value>; 3]> = BTreeMap::new();
+    for (key, value) in a {
+        let Some(rest) = key.strip_prefix("gen_ai.completion.") else {
+            continue;
+        };
+        let mut parts = rest.splitn(4, '.');
+        let (Some(i), Some("tool_calls"), Some(j), Some(field)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let (Ok(i), Ok(j)) = (i.parse::<usize>(), j.parse::<usize>()) else {
+            continue;
+        };
+        let slot = match field {
+            "name" => 0,
+            "arguments" => 1,
+            "id" => 2,
+            _ => continue,
+        };
+        legacy.entry((i, j)).or_default()[slot] = Some(value);
+    }
+    for [name, arguments, id] in legacy.into_values() {
+        let tool = name.and_then(Value::as_str).unwrap_or_default();
+        calls.push(call(tool.to_owned(), arguments, id, &span.id));
+    }
+    calls
+}
+
+/// Arguments as an attribute holds them: a string is the text the model
+/// sent (kept as a JSON string), a structured value its JSON.
+fn attribute_arguments(value: &Value) -> String {
+    match value {
+        Value::String(text) => json_string(text),
+        other => other.to_string(),
+    }
+}
+
+/// A call of a span, and its id: labelled with the id, else `span <span
+/// id>`; its schema is not known yet.
+fn call(
+    tool: String,
+    arguments: Option<&Value>,
+    id: Option<&Value>,
+    span: &str,
+) -> (Call, Option<String>) {
+    let id = id
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned);
+    let label = match &id {
+        Some(id) => Some(id.clone()),
+        None if !span.is_empty() => Some(format!("span {span}")),
+        None => None,
+    };
+    let call = Call {
+        tool,
+        schema: Schema::Unknown,
+        arguments: arguments.map(attribute_arguments),
+        label,
+    };
+    (call, id)
+}

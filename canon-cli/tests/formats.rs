@@ -323,6 +323,80 @@ fn anthropic_logs() {
 }
 
 #[test]
+fn other_envelopes() {
+    let weather =
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+    let tools =
+        json!([{"type": "function", "function": {"name": "get_weather", "parameters": weather}}]);
+    let completion = |name: &str, arguments: &str| {
+        json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant",
+                "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+                    "function": {"name": name, "arguments": arguments}}]}}]})
+    };
+    let one = |record: Value| {
+        let mut found = calls(Format::OpenAiChat, &record.to_string()).unwrap();
+        assert_eq!(found.len(), 1, "{record}");
+        found.remove(0)
+    };
+    // The OpenAI Batch output line: the response alone, under `body`.
+    let batch = one(json!({"id": "batch_req_1", "custom_id": "request-1",
+        "response": {"status_code": 200, "request_id": "req_1", "body": completion("get_weather", "{\"city\": \"Rome\"}")},
+        "error": null}));
+    assert_eq!(batch.schema, Schema::Unknown);
+    // LiteLLM's spend log: the request under `proxy_server_request`.
+    let spend = one(
+        json!({"request_id": "chatcmpl-1", "call_type": "acompletion",
+        "proxy_server_request": {"model": "gpt-4o-mini", "messages": [], "tools": tools},
+        "response": completion("get_weather", "{\"city\": \"Rome\"}"), "messages": []}),
+    );
+    assert_eq!(spend.schema, Schema::Declared(weather.to_string()));
+    // camelCase, bodies logged as their JSON text.
+    let camel = one(json!({"requestBody": json!({"tools": tools}).to_string(),
+        "responseBody": completion("get_weather", "{}").to_string()}));
+    assert!(declared(&camel));
+    // A bare response body.
+    assert_eq!(one(completion("get_weather", "{}")).schema, Schema::Unknown);
+    // The legacy `functions` and `function_call`.
+    let legacy = one(
+        json!({"request": {"functions": [{"name": "get_weather", "parameters": weather}]},
+        "response": {"choices": [{"message": {"role": "assistant", "content": null,
+            "function_call": {"name": "get_weather", "arguments": "{\"city\": \"Rome\"}"}}}]}}),
+    );
+    assert!(declared(&legacy));
+    assert_eq!(bind(&legacy, Policy::DEFAULT), ("accepted", vec![]));
+    // A function declared without parameters takes none.
+    let bare = one(
+        json!({"request": {"tools": [{"type": "function", "function": {"name": "ping"}}]},
+        "response": completion("ping", "{}")}),
+    );
+    assert_eq!(
+        bare.schema,
+        Schema::Declared(r#"{"type":"object","properties":{}}"#.into())
+    );
+    assert_eq!(bind(&bare, Policy::DEFAULT), ("accepted", vec![]));
+    // A custom (free-form) tool: nothing to bind.
+    let custom = one(
+        json!({"request": {"tools": [{"type": "custom", "custom": {"name": "code_exec", "description": "Runs Python."}}]},
+        "response": {"choices": [{"message": {"role": "assistant", "tool_calls": [{"id": "call_2",
+            "type": "custom", "custom": {"name": "code_exec", "input": "print(1)"}}]}}]}}),
+    );
+    assert_eq!(custom.schema, Schema::FreeForm);
+    assert_eq!(custom.skip_reason(), Some("a free-form (custom) tool"));
+    // An error response holds no call.
+    let error = json!({"request": {"tools": tools}, "response": {"error": {"message": "overloaded", "type": "server_error"}}});
+    assert_eq!(calls(Format::OpenAiChat, &error.to_string()).unwrap(), []);
+    // A record of another format says so.
+    let anthropic = ANTHROPIC.lines().next().unwrap();
+    assert!(calls(Format::OpenAiChat, anthropic)
+        .unwrap_err()
+        .contains("choices"));
+    assert!(calls(Format::Anthropic, CHAT.lines().next().unwrap())
+        .unwrap_err()
+        .contains("content"));
+}
+
+#[test]
 fn an_otlp_document() {
     // One pretty-printed document: one record.
     let docs = records(OTLP.as_bytes());

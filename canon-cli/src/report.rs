@@ -422,7 +422,7 @@ pub fn render(report: &Report, source: &str) -> String {
             "\ntools with calls a strict binder rejects (calls, repaired, still rejected, first)"
         );
         for (name, c) in tools.iter().take(TOOL_ROWS) {
-            let first = c.example.as_ref().map(|e| at(e)).unwrap_or_default();
+            let first = c.example.as_ref().map(at).unwrap_or_default();
             let _ = writeln!(
                 out,
                 "  {name:<32}{:>8}{:>10}{:>10}   {first}",

@@ -18,17 +18,23 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod borrowed;
 pub mod formats;
+mod parallel;
 mod report;
 
 use report::{finish, tally};
 pub use report::{merge, render, Example, KindCount, MergeError, Report, ToolCount, Totals};
 
 use std::collections::HashMap;
+use std::fmt;
 use std::io::{self, BufRead};
-use std::sync::Arc;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use borrowed::Line;
 use canon::{Canonicalizer, Policy, Repair, RepairRule};
+use lru::LruCache;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -39,10 +45,6 @@ pub const SAMPLE_CALLS: &str = include_str!("../data/sample-calls.jsonl");
 
 /// The tools of [`SAMPLE_CALLS`], as an OpenAI `tools` array.
 pub const SAMPLE_TOOLS: &str = include_str!("../data/sample-tools.json");
-
-/// Compiled schemas kept at once; beyond this the cache starts over, so
-/// memory stays bounded on inputs with endless distinct schemas.
-const CACHE_LIMIT: usize = 1024;
 
 /// Tool schemas looked up by name, for calls that carry no `schema`.
 #[derive(Debug, Clone, Default)]
@@ -163,24 +165,162 @@ pub struct LineError {
 
 type Compiled = Result<Arc<Canonicalizer>, String>;
 
+/// Compiled schemas a replay keeps by default: all 1,491 distinct schemas
+/// of the real corpus fit, with a third to spare. Past it the least
+/// recently used is evicted, so memory stays bounded on inputs with
+/// endless distinct schemas.
+pub const CACHE_CAPACITY: usize = 2048;
+
+/// One call, borrowed from a trace: what [`Replay::replay_call`] binds.
+///
+/// A reader of another trace format (OpenAI or Anthropic logs, OTLP spans)
+/// hands over the texts as they stand in the document it read, without
+/// building a `Value` for them: the schema is compiled once per distinct
+/// text, found again by a hash of that text.
+///
+/// ```
+/// use canon::Policy;
+/// use canon_cli::{CallRef, Replay, Tally, Tools};
+///
+/// let mut replay = Replay::new(Policy::DEFAULT, Tools::default());
+/// let mut tally = Tally::new(&replay);
+/// let outcome = replay.replay_call(1, CallRef {
+///     tool: "tag",
+///     schema: r#"{"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}}"#,
+///     // OpenAI's `arguments`: a JSON string holding the JSON text.
+///     arguments: r#""{\"tags\": \"urgent\"}""#,
+///     label: None,
+/// });
+/// assert_eq!(outcome.outcome, "repaired");
+/// tally.call(&outcome);
+/// assert_eq!(tally.finish(1).totals.accepted_after_repair, 1);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallRef<'a> {
+    /// The tool called.
+    pub tool: &'a str,
+    /// The tool's input schema: raw JSON text.
+    pub schema: &'a str,
+    /// The arguments: raw JSON text of an object (Anthropic's `input`), of
+    /// a string holding JSON text (OpenAI's `arguments`), or `null`. Text
+    /// that is not JSON is bound as the text a model sent: rejected as
+    /// malformed.
+    pub arguments: &'a str,
+    /// The call's own label, if the trace gives one (`--out` and the
+    /// corpus tests show it).
+    pub label: Option<&'a str>,
+}
+
+/// Counts outcomes into a [`Report`], in input order, as
+/// [`Replay::run`] does: for a reader that replays calls one at a time
+/// with [`Replay::replay_call`].
+#[derive(Debug, Clone)]
+pub struct Tally {
+    report: Report,
+}
+
+impl Tally {
+    /// An empty report for `replay`'s policy and object reading.
+    pub fn new(replay: &Replay) -> Tally {
+        Tally {
+            report: Report {
+                policy: replay.policy.to_string(),
+                closed_objects: replay.closed,
+                ..Report::default()
+            },
+        }
+    }
+
+    /// Counts one call.
+    pub fn call(&mut self, outcome: &CallOutcome) {
+        tally(&mut self.report, outcome);
+    }
+
+    /// Counts one malformed line.
+    pub fn malformed(&mut self) {
+        self.report.totals.malformed_lines += 1;
+    }
+
+    /// The report, once `lines` lines (blank ones included) were read.
+    pub fn finish(mut self, lines: u64) -> Report {
+        finish(&mut self.report, lines);
+        self.report
+    }
+
+    /// Counts one line's result and tells the callback of it.
+    fn emit(
+        &mut self,
+        line: u64,
+        result: Result<CallOutcome, String>,
+        on_call: &mut impl FnMut(&CallOutcome) -> io::Result<()>,
+        on_malformed: &mut impl FnMut(&LineError),
+    ) -> io::Result<()> {
+        match result {
+            Ok(outcome) => {
+                self.call(&outcome);
+                on_call(&outcome)
+            }
+            Err(reason) => {
+                self.malformed();
+                on_malformed(&LineError { line, reason });
+                Ok(())
+            }
+        }
+    }
+}
+
 /// A replay in progress: the policy, the tools, and the compiled schemas.
-#[derive(Debug)]
+///
+/// Schemas given in a line (or a [`CallRef`]) are compiled once per
+/// distinct text and kept in a least-recently-used cache of
+/// [`CACHE_CAPACITY`] entries (see [`cache_capacity`](Self::cache_capacity)),
+/// found by a hash of their text; the schemas of the tools file are
+/// compiled once each.
 pub struct Replay {
     policy: Policy,
     closed: bool,
+    jobs: usize,
     tools: Tools,
-    cache: HashMap<String, Compiled>,
+    cache: Mutex<LruCache<Box<str>, Compiled>>,
+    tool_cache: Mutex<HashMap<String, Compiled>>,
+}
+
+impl fmt::Debug for Replay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cache = lock(&self.cache);
+        f.debug_struct("Replay")
+            .field("policy", &self.policy)
+            .field("closed_objects", &self.closed)
+            .field("jobs", &self.jobs)
+            .field("tools", &self.tools.len())
+            .field("cached_schemas", &cache.len())
+            .field("cache_capacity", &cache.cap())
+            .finish()
+    }
+}
+
+/// The data behind `mutex`, even if a thread panicked holding it (the
+/// caches stay consistent: an entry is whole or absent).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn nonzero(n: usize) -> NonZeroUsize {
+    NonZeroUsize::new(n).unwrap_or(NonZeroUsize::MIN)
 }
 
 impl Replay {
     /// A replay binding with `policy`, looking up schemas in `tools` when
-    /// a call carries none; undeclared properties are refused.
+    /// a call carries none; undeclared properties are refused. It runs on
+    /// the calling thread (see [`jobs`](Self::jobs)).
     pub fn new(policy: Policy, tools: Tools) -> Replay {
         Replay {
             policy,
             closed: true,
+            jobs: 1,
             tools,
-            cache: HashMap::new(),
+            cache: Mutex::new(LruCache::new(nonzero(CACHE_CAPACITY))),
+            tool_cache: Mutex::new(HashMap::new()),
         }
     }
 
@@ -190,13 +330,48 @@ impl Replay {
     #[must_use]
     pub fn open_objects(mut self, open: bool) -> Replay {
         self.closed = !open;
+        self.clear();
         self
+    }
+
+    /// Replay on `jobs` threads (default 1, the calling thread; 0 reads as
+    /// 1): [`run`](Self::run) reads batches of lines and binds them on
+    /// `jobs` worker threads, a bounded number of batches in flight, and
+    /// tells of the results in input order, so the report and every
+    /// callback are exactly those of one job. The workers share the
+    /// schema cache.
+    #[must_use]
+    pub fn jobs(mut self, jobs: usize) -> Replay {
+        self.jobs = jobs.max(1);
+        self
+    }
+
+    /// Keep at most `capacity` compiled schemas (default
+    /// [`CACHE_CAPACITY`]; 0 reads as 1), evicting the least recently
+    /// used.
+    #[must_use]
+    pub fn cache_capacity(self, capacity: usize) -> Replay {
+        lock(&self.cache).resize(nonzero(capacity));
+        self
+    }
+
+    /// How many compiled schemas the cache holds now (never more than its
+    /// capacity; the tools file's schemas are not counted).
+    pub fn cached_schemas(&self) -> usize {
+        lock(&self.cache).len()
+    }
+
+    /// Forgets every compiled schema.
+    fn clear(&self) {
+        lock(&self.cache).clear();
+        lock(&self.tool_cache).clear();
     }
 
     /// Replays every call of `input` (JSON Lines, read one line at a time),
     /// calling `on_progress` with the bytes of each line read and `on_call`
-    /// with each call's outcome (for `--out`). Malformed lines are counted
-    /// in the report; [`run_with`](Self::run_with) also tells of each.
+    /// with each call's outcome (for `--out`). Malformed lines (invalid
+    /// UTF-8 among them) are counted in the report;
+    /// [`run_with`](Self::run_with) also tells of each.
     ///
     /// # Errors
     /// An I/O error reading `input`, or the first error of `on_call`.
@@ -220,85 +395,239 @@ impl Replay {
         mut on_call: impl FnMut(&CallOutcome) -> io::Result<()>,
         mut on_malformed: impl FnMut(&LineError),
     ) -> io::Result<Report> {
-        let mut report = Report {
-            policy: self.policy.to_string(),
-            closed_objects: self.closed,
-            ..Report::default()
-        };
-        let mut buffer = String::new();
+        if self.jobs > 1 {
+            return parallel::run(self, self.jobs, input, on_progress, on_call, on_malformed);
+        }
+        let mut tally = Tally::new(self);
+        let mut buffer = Vec::new();
         let mut line = 0u64;
         loop {
             buffer.clear();
-            let read = input.read_line(&mut buffer)?;
+            let read = input.read_until(b'\n', &mut buffer)?;
             if read == 0 {
                 break;
             }
             line += 1;
             on_progress(read as u64);
-            if buffer.trim().is_empty() {
-                continue;
-            }
-            match self.replay_line(line, &buffer) {
-                Ok(outcome) => {
-                    tally(&mut report, &outcome);
-                    on_call(&outcome)?;
-                }
-                Err(reason) => {
-                    report.totals.malformed_lines += 1;
-                    on_malformed(&LineError { line, reason });
-                }
+            if let Some(result) = self.replay_bytes(line, &buffer) {
+                tally.emit(line, result, &mut on_call, &mut on_malformed)?;
             }
         }
-        finish(&mut report, line);
-        Ok(report)
+        Ok(tally.finish(line))
     }
 
     /// Replays one line: a call, or why it is not one.
     pub fn replay_line(&mut self, line: u64, text: &str) -> Result<CallOutcome, String> {
+        self.line_outcome(line, text)
+    }
+
+    /// Replays one call of a trace (see [`CallRef`]), numbered `line`.
+    ///
+    /// A schema that is not JSON is a `schema_error`; arguments are bound
+    /// as the same call would be in a JSON Lines file.
+    pub fn replay_call(&mut self, line: u64, call: CallRef<'_>) -> CallOutcome {
+        self.call_outcome(line, call)
+    }
+
+    /// [`replay_call`](Self::replay_call), shared between threads.
+    fn call_outcome(&self, line: u64, call: CallRef<'_>) -> CallOutcome {
+        let compiled = match self.cached(call.schema) {
+            Some(compiled) => compiled,
+            None => match serde_json::from_str::<Value>(call.schema) {
+                Ok(schema) => {
+                    let compiled = self.compile(call.tool, &schema);
+                    // Kept only as a line could hold it, so that a line
+                    // with the same text finds it exactly as it would
+                    // compile it.
+                    if borrowed::depth(&schema) <= borrowed::MEMBER_DEPTH {
+                        self.keep(call.schema, &compiled);
+                    }
+                    compiled
+                }
+                Err(e) => Err(format!("the schema is not JSON ({e})")),
+            },
+        };
+        let arguments = serde_json::from_str::<Value>(call.arguments)
+            .unwrap_or_else(|_| Value::String(call.arguments.to_owned()));
+        self.bind(
+            line,
+            call.tool,
+            call.label.map(str::to_owned),
+            compiled,
+            arguments,
+        )
+    }
+
+    /// One line's bytes: nothing for a blank line, else the call or why
+    /// the line is not one.
+    fn replay_bytes(&self, line: u64, bytes: &[u8]) -> Option<Result<CallOutcome, String>> {
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                return Some(Err(format!(
+                    "not UTF-8 (invalid byte at column {})",
+                    e.valid_up_to() + 1
+                )))
+            }
+        };
+        if text.trim().is_empty() {
+            return None;
+        }
+        Some(self.line_outcome(line, text))
+    }
+
+    /// [`replay_line`](Self::replay_line), shared between threads: read
+    /// borrowing, or the slow way when that reading is in doubt.
+    fn line_outcome(&self, line: u64, text: &str) -> Result<CallOutcome, String> {
+        match self.fast(line, text) {
+            Some(result) => result,
+            None => self.slow(line, text),
+        }
+    }
+
+    /// The line read in one pass with no `Value` but the arguments, the
+    /// schema found by its text; `None` when the slow way must decide
+    /// (the line is not an object a `Value` parse accepts, or the schema
+    /// is new and does not parse within a line).
+    fn fast(&self, line: u64, text: &str) -> Option<Result<CallOutcome, String>> {
+        let call = Line::read(text)?;
+        let Some(tool) = call.tool.text().or_else(|| call.name.text()) else {
+            return Some(Err("no `tool` (or `name`) string".to_owned()));
+        };
+        let label = call.class.text().or_else(|| call.note.text());
+        let compiled = match call.schema {
+            Some(schema) => {
+                if call.arguments.is_none() {
+                    return Some(Err("no `arguments`".to_owned()));
+                }
+                self.line_schema(tool, schema.get())?
+            }
+            None => {
+                let Some(schema) = self.tools.get(tool) else {
+                    return Some(Err(format!(
+                        "no `schema`, and no tool `{tool}` in the tools file"
+                    )));
+                };
+                if call.arguments.is_none() {
+                    return Some(Err("no `arguments`".to_owned()));
+                }
+                self.tool_schema(tool, schema)
+            }
+        };
+        let arguments = call.arguments?;
+        Some(Ok(self.bind(
+            line,
+            tool,
+            label.map(str::to_owned),
+            compiled,
+            arguments,
+        )))
+    }
+
+    /// The compiled schema whose raw text in a line is `text`: cached, or
+    /// parsed and compiled; `None` when a `Value` parse of the whole line
+    /// would not accept it.
+    fn line_schema(&self, tool: &str, text: &str) -> Option<Compiled> {
+        if let Some(compiled) = self.cached(text) {
+            return Some(compiled);
+        }
+        let schema: Value = serde_json::from_str(text).ok()?;
+        if borrowed::depth(&schema) > borrowed::MEMBER_DEPTH {
+            return None;
+        }
+        let compiled = self.compile(tool, &schema);
+        self.keep(text, &compiled);
+        Some(compiled)
+    }
+
+    /// The compiled schema of tool `tool` of the tools file.
+    fn tool_schema(&self, tool: &str, schema: &Value) -> Compiled {
+        if let Some(compiled) = lock(&self.tool_cache).get(tool) {
+            return compiled.clone();
+        }
+        let compiled = self.compile(tool, schema);
+        lock(&self.tool_cache).insert(tool.to_owned(), compiled.clone());
+        compiled
+    }
+
+    /// The compiled schema whose text is `key`, if cached.
+    fn cached(&self, key: &str) -> Option<Compiled> {
+        lock(&self.cache).get(key).cloned()
+    }
+
+    /// Caches `compiled` under its schema's text `key`, evicting the least
+    /// recently used when full.
+    fn keep(&self, key: &str, compiled: &Compiled) {
+        lock(&self.cache).push(key.into(), compiled.clone());
+    }
+
+    fn compile(&self, tool: &str, schema: &Value) -> Compiled {
+        Canonicalizer::options()
+            .tool(tool.to_owned())
+            .policy(self.policy)
+            .closed_objects(self.closed)
+            .compile(schema)
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The line parsed whole into a `Value`: the reference reading, which
+    /// says why a line is malformed.
+    #[cold]
+    fn slow(&self, line: u64, text: &str) -> Result<CallOutcome, String> {
         let call: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
         let tool = ["tool", "name"]
             .iter()
             .find_map(|k| call.get(*k).and_then(Value::as_str))
-            .ok_or("no `tool` (or `name`) string")?
-            .to_owned();
+            .ok_or("no `tool` (or `name`) string")?;
         let label = ["class", "note"]
             .iter()
             .find_map(|k| call.get(*k).and_then(Value::as_str))
             .map(str::to_owned);
-        let schema = match call.get("schema") {
-            Some(schema) => schema,
-            None => self
-                .tools
-                .get(&tool)
-                .ok_or_else(|| format!("no `schema`, and no tool `{tool}` in the tools file"))?,
+        let (schema, from_tools) = match call.get("schema") {
+            Some(schema) => (schema, false),
+            None => (
+                self.tools.get(tool).ok_or_else(|| {
+                    format!("no `schema`, and no tool `{tool}` in the tools file")
+                })?,
+                true,
+            ),
         };
-        let key = schema.to_string();
         let arguments = call.get("arguments").ok_or("no `arguments`")?;
+        let compiled = match from_tools {
+            true => self.tool_schema(tool, schema),
+            false => self.compile(tool, schema),
+        };
+        Ok(self.bind(line, tool, label, compiled, arguments.clone()))
+    }
+
+    /// Binds `arguments` strictly and with canon: the call's outcome.
+    fn bind(
+        &self,
+        line: u64,
+        tool: &str,
+        label: Option<String>,
+        compiled: Compiled,
+        arguments: Value,
+    ) -> CallOutcome {
         let mut outcome = CallOutcome {
             line,
-            tool: tool.clone(),
+            tool: tool.to_owned(),
             outcome: "accepted",
             repairs: Vec::new(),
             violations: Vec::new(),
             schema_error: None,
             label,
         };
-        let canon = match compiled(
-            &mut self.cache,
-            self.policy,
-            self.closed,
-            key,
-            schema,
-            &tool,
-        ) {
+        let canon = match compiled {
             Ok(canon) => canon,
             Err(message) => {
                 outcome.outcome = "schema_error";
                 outcome.schema_error = Some(message);
-                return Ok(outcome);
+                return outcome;
             }
         };
-        let empty = match arguments {
+        let empty = match &arguments {
             Value::Null => true,
             Value::String(text) => text.trim().is_empty() || text.trim() == "null",
             _ => false,
@@ -322,21 +651,21 @@ impl Replay {
                     outcome.violations = error.violations().to_vec();
                 }
             }
-            return Ok(outcome);
+            return outcome;
         }
         let mut args = match arguments {
-            Value::String(text) => match canon.parse(text) {
+            Value::String(text) => match canon.parse(&text) {
                 Ok(value) => value,
                 Err(error) => {
                     outcome.outcome = "rejected";
                     outcome.violations = error.violations().to_vec();
-                    return Ok(outcome);
+                    return outcome;
                 }
             },
-            other => other.clone(),
+            other => other,
         };
         if canon.is_valid(&args) {
-            return Ok(outcome);
+            return outcome;
         }
         match canon.canonicalize(&mut args) {
             Ok(repairs) => {
@@ -348,33 +677,6 @@ impl Replay {
                 outcome.violations = error.violations().to_vec();
             }
         }
-        Ok(outcome)
+        outcome
     }
-}
-
-/// The canonicalizer of `schema` (whose text is `key`), from `cache` or
-/// compiled into it.
-fn compiled(
-    cache: &mut HashMap<String, Compiled>,
-    policy: Policy,
-    closed: bool,
-    key: String,
-    schema: &Value,
-    tool: &str,
-) -> Compiled {
-    if let Some(compiled) = cache.get(&key) {
-        return compiled.clone();
-    }
-    if cache.len() >= CACHE_LIMIT {
-        cache.clear();
-    }
-    let compiled = Canonicalizer::options()
-        .tool(tool.to_owned())
-        .policy(policy)
-        .closed_objects(closed)
-        .compile(schema)
-        .map(Arc::new)
-        .map_err(|e| e.to_string());
-    cache.insert(key, compiled.clone());
-    compiled
 }

@@ -1,0 +1,164 @@
+//! `--jobs N`: batches of lines bound on N worker threads, their results
+//! told in input order, so that everything a caller sees is exactly what
+//! one job gives.
+//!
+//! The calling thread reads batches and hands them out over a bounded
+//! channel; at most [`IN_FLIGHT_PER_JOB`] batches per worker are read and
+//! not yet told of, so memory does not grow with the input. The workers
+//! share the replay's schema cache. Counting and the callbacks stay on the
+//! calling thread, in input order: the first example of each kind is the
+//! first in the input, as with one job.
+
+use std::collections::BTreeMap;
+use std::io::{self, BufRead};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{mpsc, Mutex};
+use std::thread;
+
+use crate::{lock, CallOutcome, LineError, Replay, Report, Tally};
+
+/// Lines in a batch, at most.
+const BATCH_LINES: usize = 256;
+/// Bytes in a batch past which no further line is added (a longer line is
+/// a batch of its own).
+const BATCH_BYTES: usize = 1 << 20;
+/// Batches read and not yet told of, per worker.
+const IN_FLIGHT_PER_JOB: u64 = 4;
+
+/// Consecutive lines of the input.
+struct Batch {
+    /// Its place among the batches, from 0.
+    index: u64,
+    /// The number of its first line.
+    first_line: u64,
+    /// The lines' bytes, end to end.
+    text: Vec<u8>,
+    /// Where each line ends in `text`.
+    ends: Vec<usize>,
+}
+
+/// A line's number and what it holds: a call or why it is not one.
+type LineResult = (u64, Result<CallOutcome, String>);
+
+/// A batch bound: its results (blank lines left out), or the panic of the
+/// worker binding it.
+struct Done {
+    index: u64,
+    results: thread::Result<Vec<LineResult>>,
+}
+
+/// [`Replay::run_with`] on `jobs` threads.
+pub(crate) fn run(
+    replay: &Replay,
+    jobs: usize,
+    mut input: impl BufRead,
+    mut on_progress: impl FnMut(u64),
+    mut on_call: impl FnMut(&CallOutcome) -> io::Result<()>,
+    mut on_malformed: impl FnMut(&LineError),
+) -> io::Result<Report> {
+    let mut tally = Tally::new(replay);
+    let mut lines = 0u64;
+    let (work, batches) = mpsc::sync_channel::<Batch>(jobs);
+    let batches = Mutex::new(batches);
+    let (done, results) = mpsc::channel::<Done>();
+    thread::scope(|scope| {
+        // Owned here, so that leaving early drops them and the workers,
+        // finding no more batches or no one to tell, stop.
+        let (work, results) = (work, results);
+        for _ in 0..jobs {
+            let batches = &batches;
+            let done = done.clone();
+            scope.spawn(move || loop {
+                let next = lock(batches).recv();
+                let Ok(batch) = next else { break };
+                let results =
+                    panic::catch_unwind(AssertUnwindSafe(|| replay_batch(replay, &batch)));
+                if done
+                    .send(Done {
+                        index: batch.index,
+                        results,
+                    })
+                    .is_err()
+                {
+                    break;
+                }
+            });
+        }
+        drop(done);
+        let most = IN_FLIGHT_PER_JOB * jobs as u64;
+        let (mut sent, mut told) = (0u64, 0u64);
+        let mut waiting: BTreeMap<u64, Vec<LineResult>> = BTreeMap::new();
+        let mut eof = false;
+        loop {
+            while !eof && sent - told < most {
+                match read_batch(&mut input, sent, &mut lines, &mut on_progress)? {
+                    Some(batch) => {
+                        if work.send(batch).is_err() {
+                            return Err(io::Error::other("the replay workers stopped"));
+                        }
+                        sent += 1;
+                    }
+                    None => eof = true,
+                }
+            }
+            if told == sent {
+                break;
+            }
+            let Ok(Done { index, results }) = results.recv() else {
+                return Err(io::Error::other("the replay workers stopped"));
+            };
+            match results {
+                Ok(results) => waiting.insert(index, results),
+                Err(payload) => panic::resume_unwind(payload),
+            };
+            while let Some(results) = waiting.remove(&told) {
+                told += 1;
+                for (line, result) in results {
+                    tally.emit(line, result, &mut on_call, &mut on_malformed)?;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(tally.finish(lines))
+}
+
+/// The next batch of `input` (`None` at its end), numbered `index`;
+/// `lines` counts the lines read so far.
+fn read_batch(
+    input: &mut impl BufRead,
+    index: u64,
+    lines: &mut u64,
+    on_progress: &mut impl FnMut(u64),
+) -> io::Result<Option<Batch>> {
+    let mut batch = Batch {
+        index,
+        first_line: *lines + 1,
+        text: Vec::new(),
+        ends: Vec::new(),
+    };
+    while batch.ends.len() < BATCH_LINES && batch.text.len() < BATCH_BYTES {
+        let read = input.read_until(b'\n', &mut batch.text)?;
+        if read == 0 {
+            break;
+        }
+        *lines += 1;
+        on_progress(read as u64);
+        batch.ends.push(batch.text.len());
+    }
+    Ok((!batch.ends.is_empty()).then_some(batch))
+}
+
+/// Every line of `batch` replayed, blank lines left out.
+fn replay_batch(replay: &Replay, batch: &Batch) -> Vec<LineResult> {
+    let mut results = Vec::with_capacity(batch.ends.len());
+    let mut start = 0;
+    for (i, &end) in batch.ends.iter().enumerate() {
+        let line = batch.first_line + i as u64;
+        if let Some(result) = replay.replay_bytes(line, &batch.text[start..end]) {
+            results.push((line, result));
+        }
+        start = end;
+    }
+    results
+}

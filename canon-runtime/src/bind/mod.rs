@@ -5,6 +5,8 @@
 pub(crate) mod canonical;
 pub(crate) mod diagnose;
 pub(crate) mod json;
+#[cfg(test)]
+mod limit;
 pub(crate) mod policy;
 #[cfg(test)]
 mod proptests;

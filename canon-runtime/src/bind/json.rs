@@ -18,12 +18,24 @@ pub(crate) fn read(text: &str, limits: &Limits) -> Result<(Value, Vec<String>), 
     if text.len() > limits.max_text_bytes {
         return Err(limits.too_large(text.len()));
     }
-    // Past the bound, the depth is what the model needs to hear (serde_json
-    // would speak of its own recursion limit, or parse what canon refuses).
-    if limits.text_too_deep(text) {
-        return Err(limits.too_deep_violation());
+    // The depth is counted as the text is read, which stops past the bound;
+    // only text that does not read is scanned for it.
+    match parse_within(text, limits.max_depth) {
+        Ok(parsed) => Ok(parsed),
+        Err(error) => Err(unread(text, limits, &error)),
     }
-    parse(text).map_err(|e| unreadable(text, &e))
+}
+
+/// Why `text` did not read. Past the depth bound, the depth is what the
+/// model needs to hear (serde_json would speak of its own recursion limit,
+/// or of the bound's own error), whatever else is wrong with the text.
+#[cold]
+#[inline(never)]
+fn unread(text: &str, limits: &Limits, error: &serde_json::Error) -> Violation {
+    if limits.text_too_deep(text) {
+        return limits.too_deep_violation();
+    }
+    unreadable(text, error)
 }
 
 /// The violation for `text` that serde_json could not read: a number too
@@ -211,12 +223,22 @@ pub(crate) fn release(value: Value) {
     }
 }
 
+#[cfg(test)]
 pub(crate) fn parse(text: &str) -> Result<(Value, Vec<String>), serde_json::Error> {
+    parse_within(text, usize::MAX)
+}
+
+/// `text` as a `Value`, with the pointers of the members given twice,
+/// failing where arrays and objects open more than `max_depth`
+/// at once (a failure [`read`] then tells by scanning the text: for text
+/// that reads, the depth of its values is the depth the scan counts).
+fn parse_within(text: &str, max_depth: usize) -> Result<(Value, Vec<String>), serde_json::Error> {
     let duplicates = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Checked {
         at: Path::Root,
         duplicates: &duplicates,
+        room: max_depth,
     }
     .deserialize(&mut de)?;
     de.end()?;
@@ -229,6 +251,14 @@ pub(crate) fn parse(text: &str) -> Result<(Value, Vec<String>), serde_json::Erro
 struct Checked<'a> {
     at: Path<'a>,
     duplicates: &'a RefCell<Vec<String>>,
+    /// How many more arrays and objects may open inside this value.
+    room: usize,
+}
+
+/// The error that stops reading past the depth bound.
+#[cold]
+fn too_deep<E: serde::de::Error>() -> E {
+    E::custom("canon: nested deeper than the bound")
 }
 
 impl<'de> DeserializeSeed<'de> for Checked<'_> {
@@ -279,6 +309,9 @@ impl<'de> Visitor<'de> for Checked<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let Some(room) = self.room.checked_sub(1) else {
+            return Err(too_deep());
+        };
         let mut items = Vec::new();
         loop {
             let seed = Checked {
@@ -287,6 +320,7 @@ impl<'de> Visitor<'de> for Checked<'_> {
                     index: items.len(),
                 },
                 duplicates: self.duplicates,
+                room,
             };
             match seq.next_element_seed(seed)? {
                 Some(item) => items.push(item),
@@ -296,6 +330,9 @@ impl<'de> Visitor<'de> for Checked<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let Some(room) = self.room.checked_sub(1) else {
+            return Err(too_deep());
+        };
         let mut members = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             let value = map.next_value_seed(Checked {
@@ -304,6 +341,7 @@ impl<'de> Visitor<'de> for Checked<'_> {
                     key: &key,
                 },
                 duplicates: self.duplicates,
+                room,
             })?;
             match members.entry(key) {
                 serde_json::map::Entry::Occupied(mut member) => {

@@ -392,11 +392,21 @@ impl Canonicalizer {
     #[cold]
     #[inline(never)]
     fn repair(&self, args: &mut Value, policy: Policy) -> Result<Vec<Repair>, BindError> {
-        self.attempt(args, policy).map_err(|failure| match failure {
+        let failure = match self.attempt(args, policy) {
+            Ok(repairs) => return Ok(repairs),
+            Err(failure) => failure,
+        };
+        Err(match failure {
             Failure::TooDeep => self.error(vec![self.limits.too_deep_violation()]),
             Failure::TooMany(n) => self.error(vec![self.limits.too_many_repairs(n)]),
             Failure::Refused(None, refused) => self.reject(args, refused),
-            Failure::Refused(Some(candidate), refused) => self.reject(&candidate, refused),
+            Failure::Refused(Some(repaired), refused) => {
+                // `args` holds the call as repaired: diagnosed, then put
+                // back as sent.
+                let error = self.reject(args, refused);
+                repaired.restore(args);
+                error
+            }
         })
     }
 
@@ -411,11 +421,21 @@ impl Canonicalizer {
         if self.check.accepts(args) {
             return Some(Vec::new());
         }
-        self.attempt(args, policy).ok()
+        match self.attempt(args, policy) {
+            Ok(repairs) => Some(repairs),
+            Err(Failure::Refused(Some(repaired), _)) => {
+                repaired.restore(args);
+                None
+            }
+            Err(_) => None,
+        }
     }
 
     /// The rules of `policy` applied to `args`, kept only if the result
-    /// validates: the repairs, or why not.
+    /// validates: the repairs, or why not. The rules are applied in place,
+    /// and what they replaced or dropped is kept to put back: `args` is as
+    /// sent after a failure, except [`Failure::Refused`] with a
+    /// [`Repaired`], which holds the call as repaired until restored.
     fn attempt(&self, args: &mut Value, policy: Policy) -> Result<Vec<Repair>, Failure> {
         if self.limits.too_deep(args) {
             return Err(Failure::TooDeep);
@@ -430,7 +450,6 @@ impl Canonicalizer {
         // undone, one round at a time, until every kept repair holds.
         let mut skip: Vec<String> = Vec::new();
         loop {
-            let mut candidate = args.clone();
             let mut walk = Walk {
                 plan: &self.plan,
                 policy,
@@ -438,42 +457,58 @@ impl Canonicalizer {
                 repairs: Vec::new(),
                 refused: Vec::new(),
                 declared: 0,
+                undo: Undo::default(),
             };
-            walk.value(&mut candidate, root, &mut String::new(), 0);
-            if walk.repairs.is_empty() && walk.declared == 0 {
-                return Err(Failure::Refused(None, walk.refused));
+            walk.value(args, root, &mut String::new(), 0);
+            let Walk {
+                repairs,
+                refused,
+                declared,
+                undo,
+                ..
+            } = walk;
+            let repaired = Repaired { undo, repairs };
+            if repaired.repairs.is_empty() && declared == 0 {
+                // Nothing was changed.
+                return Err(Failure::Refused(None, refused));
             }
-            if walk.repairs.len() > self.limits.max_repairs {
-                return Err(Failure::TooMany(walk.repairs.len()));
+            if repaired.repairs.len() > self.limits.max_repairs {
+                let n = repaired.repairs.len();
+                repaired.restore(args);
+                return Err(Failure::TooMany(n));
             }
             // Which repairs an error lies within, without keeping the
-            // errors (a call can hold a million).
+            // errors (a call can hold a million). A call the acceptance
+            // check accepts has none.
             let mut invalid = false;
-            let mut undone = vec![false; walk.repairs.len()];
-            for error in self.validator.iter_errors(&candidate) {
-                invalid = true;
-                let at = error.instance_path().as_str();
-                for (repair, undone) in walk.repairs.iter().zip(&mut undone) {
-                    *undone |= pointer::is_within(at, &repair.pointer);
+            let mut undo: Vec<String> = Vec::new();
+            if !self.check.accepts(args) {
+                let mut undone = vec![false; repaired.repairs.len()];
+                for error in self.validator.iter_errors(args) {
+                    invalid = true;
+                    let at = error.instance_path().as_str();
+                    for (repair, undone) in repaired.repairs.iter().zip(&mut undone) {
+                        *undone |= pointer::is_within(at, &repair.pointer);
+                    }
                 }
+                undo = repaired
+                    .repairs
+                    .iter()
+                    .zip(&undone)
+                    .filter(|(_, undone)| **undone)
+                    .map(|(r, _)| r.pointer.clone().into_owned())
+                    .collect();
             }
-            let undo: Vec<String> = walk
-                .repairs
-                .iter()
-                .zip(&undone)
-                .filter(|(_, undone)| **undone)
-                .map(|(r, _)| r.pointer.clone().into_owned())
-                .collect();
             if undo.is_empty() {
-                if !invalid && walk.refused.is_empty() {
-                    *args = candidate;
-                    for repair in &walk.repairs {
+                if !invalid && refused.is_empty() {
+                    for repair in &repaired.repairs {
                         telemetry::repair(&self.tool, repair);
                     }
-                    return Ok(walk.repairs);
+                    return Ok(repaired.repairs);
                 }
-                return Err(Failure::Refused(Some(candidate), walk.refused));
+                return Err(Failure::Refused(Some(repaired), refused));
             }
+            repaired.restore(args);
             skip.extend(undo);
         }
     }
@@ -505,12 +540,53 @@ impl fmt::Debug for Canonicalizer {
 enum Failure {
     TooDeep,
     TooMany(usize),
-    /// Still invalid: as sent (`None`) or as repaired, with the strings the
-    /// core rule refused.
-    Refused(Option<Value>, Vec<(String, Verdict)>),
+    /// Still invalid: as sent (`None`) or as repaired (the call then holds
+    /// the repairs, to be restored), with the strings the core rule
+    /// refused.
+    Refused(Option<Repaired>, Vec<(String, Verdict)>),
 }
 
-/// One pass of the rules over a copy of a call.
+/// A call the rules changed in place: the repairs made, and how to put the
+/// call back as it was sent.
+struct Repaired {
+    undo: Undo,
+    repairs: Vec<Repair>,
+}
+
+/// What one pass of the rules replaced and dropped, to put back.
+#[derive(Default)]
+struct Undo {
+    /// Each value replaced, with the index of its repair (whose pointer
+    /// says where), in the order replaced.
+    replaced: Vec<(usize, Value)>,
+    /// Each object some nulls were dropped from: its pointer, and the
+    /// dropped members' positions and names, in order.
+    dropped: Vec<(String, Vec<(usize, String)>)>,
+}
+
+impl Repaired {
+    /// Puts the call back as it was sent.
+    fn restore(self, args: &mut Value) {
+        let Repaired { undo, repairs } = self;
+        // The dropped members first: a replaced value never holds one,
+        // though one may be dropped inside parsed JSON text, where the
+        // value is then replaced by its text again.
+        for (at, members) in undo.dropped {
+            if let Some(Value::Object(object)) = args.pointer_mut(&at) {
+                for (index, key) in members {
+                    object.shift_insert(index, key, Value::Null);
+                }
+            }
+        }
+        for (repair, old) in undo.replaced.into_iter().rev() {
+            if let Some(value) = args.pointer_mut(&repairs[repair].pointer) {
+                *value = old;
+            }
+        }
+    }
+}
+
+/// One pass of the rules over a call, in place.
 struct Walk<'a> {
     plan: &'a Plan,
     policy: Policy,
@@ -521,6 +597,8 @@ struct Walk<'a> {
     /// Nulls dropped because the declaration made the property nullable:
     /// no repair, the model did as it was told.
     declared: usize,
+    /// What the pass replaced and dropped.
+    undo: Undo,
 }
 
 impl Walk<'_> {
@@ -542,7 +620,8 @@ impl Walk<'_> {
                 }
                 Fix::Replace(_, _) if self.skipped(at) => return,
                 Fix::Replace(new, rule) => {
-                    *value = new;
+                    let old = std::mem::replace(value, new);
+                    self.undo.replaced.push((self.repairs.len(), old));
                     self.repairs.push(Repair::new(at.clone(), rule));
                     // Parsed JSON text is walked like any array or object.
                     if rule != RepairRule::JsonText {
@@ -577,8 +656,8 @@ impl Walk<'_> {
         let node = self.plan.node(id);
         let null_as_absent = self.policy.contains(RepairRule::NullAsAbsent);
         let declared = self.policy.nulls_declared();
-        let mut dropped: Vec<String> = Vec::new();
-        for (key, member) in members.iter_mut() {
+        let mut dropped: Vec<(usize, String)> = Vec::new();
+        for (index, (key, member)) in members.iter_mut().enumerate() {
             let len = at.len();
             let child = match node.property(key) {
                 Some(property) => {
@@ -586,7 +665,7 @@ impl Walk<'_> {
                     at.push_str(&property.token);
                     if property.drop_null && declared && member.is_null() {
                         self.declared += 1;
-                        dropped.push(key.clone());
+                        dropped.push((index, key.clone()));
                         at.truncate(len);
                         continue;
                     }
@@ -594,7 +673,7 @@ impl Walk<'_> {
                     {
                         self.repairs
                             .push(Repair::new(at.clone(), RepairRule::NullAsAbsent));
-                        dropped.push(key.clone());
+                        dropped.push((index, key.clone()));
                         at.truncate(len);
                         continue;
                     }
@@ -611,7 +690,8 @@ impl Walk<'_> {
             at.truncate(len);
         }
         if !dropped.is_empty() {
-            members.retain(|key, _| !dropped.contains(key));
+            members.retain(|key, _| !dropped.iter().any(|(_, k)| k == key));
+            self.undo.dropped.push((at.clone(), dropped));
         }
     }
 }

@@ -2,7 +2,7 @@
 //! schema, an enum variant name), and members given twice found in one pass
 //! by hashing each key once.
 
-use super::Slot;
+use super::{Key, Slot};
 use crate::schema::constraint::{hash_scalar, Num, Scalar};
 use crate::schema::plan::Node;
 use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, Visitor};
@@ -12,13 +12,13 @@ use std::hash::BuildHasher;
 
 /// Deserializes a map key (or an enum variant name) and notes which plan the
 /// value after it follows.
-pub(super) struct KeySeed<'s, 'a, K> {
+pub(super) struct KeySeed<'s, 'a, 'de, K> {
     pub(super) seed: K,
     pub(super) node: &'a Node,
-    pub(super) slot: &'s mut Slot<'a>,
+    pub(super) slot: &'s mut Slot<'a, 'de>,
 }
 
-impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, '_, K> {
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, '_, 'de, K> {
     type Value = K::Value;
 
     #[inline(always)]
@@ -31,10 +31,10 @@ impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, '_, K> {
     }
 }
 
-pub(super) struct KeyDe<'s, 'a, D> {
+pub(super) struct KeyDe<'s, 'a, 'de, D> {
     pub(super) de: D,
     pub(super) node: &'a Node,
-    pub(super) slot: &'s mut Slot<'a>,
+    pub(super) slot: &'s mut Slot<'a, 'de>,
 }
 
 macro_rules! forward_key_deserialize {
@@ -47,7 +47,7 @@ macro_rules! forward_key_deserialize {
     )*};
 }
 
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, '_, D> {
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, '_, 'de, D> {
     type Error = D::Error;
 
     with_deserialize_methods!(forward_key_deserialize! {
@@ -59,10 +59,10 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, '_, D> {
     }
 }
 
-pub(super) struct KeyVis<'s, 'a, V> {
+pub(super) struct KeyVis<'s, 'a, 'de, V> {
     pub(super) inner: V,
     pub(super) node: &'a Node,
-    pub(super) slot: &'s mut Slot<'a>,
+    pub(super) slot: &'s mut Slot<'a, 'de>,
 }
 
 /// Visits of a key that is not a string (a map with integer or boolean
@@ -78,7 +78,7 @@ macro_rules! hashed_key_visits {
     )*};
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, V> {
+impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, 'de, V> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -100,21 +100,28 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, V> {
     #[inline(always)]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
         self.slot.check(|| hash_key(s))?;
-        self.slot.note(self.node, s)?;
+        if self.slot.note(self.node, s)? {
+            self.slot.keep(s);
+        }
         self.inner.visit_str(s)
     }
 
     #[inline(always)]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
         self.slot.check(|| hash_key(s))?;
-        self.slot.note(self.node, s)?;
+        if self.slot.note(self.node, s)? {
+            // Borrowed from the input: kept without a copy.
+            self.slot.key = Key::Borrowed(s);
+        }
         self.inner.visit_borrowed_str(s)
     }
 
     #[inline(always)]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
         self.slot.check(|| hash_key(&*s))?;
-        self.slot.note(self.node, &s)?;
+        if self.slot.note(self.node, &s)? {
+            self.slot.keep(&s);
+        }
         self.inner.visit_string(s)
     }
 
@@ -154,13 +161,13 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, V> {
 }
 
 /// An enum read as a map key: its variant name is checked as the key.
-pub(super) struct KeyEnum<'s, 'a, A> {
+pub(super) struct KeyEnum<'s, 'a, 'de, A> {
     pub(super) data: A,
     pub(super) node: &'a Node,
-    pub(super) slot: &'s mut Slot<'a>,
+    pub(super) slot: &'s mut Slot<'a, 'de>,
 }
 
-impl<'de, A: EnumAccess<'de>> EnumAccess<'de> for KeyEnum<'_, '_, A> {
+impl<'de, A: EnumAccess<'de>> EnumAccess<'de> for KeyEnum<'_, '_, 'de, A> {
     type Error = A::Error;
     type Variant = A::Variant;
 

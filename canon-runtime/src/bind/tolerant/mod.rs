@@ -10,7 +10,8 @@
 //! against the depth bound and, in JSON text, an object's keys are
 //! remembered as hashes: a key given twice (or two keys whose hashes
 //! collide) stops the pass, and the caller reads the text exactly. Pointers
-//! are built only when a repair or a rejection needs one.
+//! are built only when a repair or a rejection needs one, from keys
+//! borrowed from the input where it lends them.
 
 use fields::Routes;
 pub use fields::{BindArgs, Fields};
@@ -773,10 +774,10 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
 }
 
 /// Which plan the value after a key follows, and the key when it is not a
-/// declared property (its text is kept in a buffer reused for every key).
-struct Slot<'a> {
+/// declared property and a repair below may need its pointer.
+struct Slot<'a, 'de> {
     member: Member<'a>,
-    key: String,
+    key: Key<'de>,
     /// The keys seen so far, when this object's keys are checked.
     seen: Option<Seen>,
     /// A key was refused as given before.
@@ -785,20 +786,40 @@ struct Slot<'a> {
     closed: bool,
 }
 
-impl<'a> Slot<'a> {
+/// A key kept for a pointer: borrowed from the input when the input lends
+/// it (JSON text without escapes, a `Value`), else copied into a buffer
+/// reused for every key of the object.
+enum Key<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl Key<'_> {
+    #[inline(always)]
+    fn as_str(&self) -> &str {
+        match self {
+            Key::Borrowed(key) => key,
+            Key::Owned(key) => key,
+        }
+    }
+}
+
+impl<'a, 'de> Slot<'a, 'de> {
     #[inline(always)]
     fn new(check_keys: bool) -> Self {
         Slot {
             member: Member::Skip,
-            key: String::new(),
+            key: Key::Borrowed(""),
             seen: check_keys.then(Seen::default),
             repeated: false,
             closed: false,
         }
     }
 
+    /// Notes the member `key` leads to; true when the key is to be kept
+    /// (only where a repair below may need its pointer).
     #[inline(always)]
-    fn note<E: de::Error>(&mut self, node: &'a Node, key: &str) -> Result<(), E> {
+    fn note<E: de::Error>(&mut self, node: &'a Node, key: &str) -> Result<bool, E> {
         self.member = node.member(key);
         if self.closed {
             if let Member::Skip = self.member {
@@ -807,12 +828,19 @@ impl<'a> Slot<'a> {
                 }
             }
         }
-        // The key is kept only where a repair below may need its pointer.
-        if let Member::Additional(_, true) = self.member {
-            self.key.clear();
-            self.key.push_str(key);
+        Ok(matches!(self.member, Member::Additional(_, true)))
+    }
+
+    /// Keeps a key the input does not lend, in the reused buffer.
+    #[inline(always)]
+    fn keep(&mut self, key: &str) {
+        match &mut self.key {
+            Key::Owned(buffer) => {
+                buffer.clear();
+                buffer.push_str(key);
+            }
+            Key::Borrowed(_) => self.key = Key::Owned(key.to_owned()),
         }
-        Ok(())
     }
 
     /// Records a key's hash; an error when the object gave it before.
@@ -830,7 +858,7 @@ impl<'a> Slot<'a> {
     /// The path of the value after the key, under `parent`, and its plan.
     #[inline(always)]
     fn target<'s>(&'s self, parent: &'s Path<'s>) -> Option<(Path<'s>, NodeId)> {
-        target(self.member, &self.key, parent)
+        target(self.member, self.key.as_str(), parent)
     }
 }
 
@@ -851,18 +879,18 @@ fn target<'s>(
     }
 }
 
-struct Map<'a, A> {
+struct Map<'a, 'de, A> {
     map: A,
     node: &'a Node,
     ctx: &'a Ctx<'a>,
     path: &'a Path<'a>,
-    slot: Slot<'a>,
+    slot: Slot<'a, 'de>,
     /// The assertions on this object's member count, when checked.
     assert: Option<&'a Assert>,
     count: u64,
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, 'de, A> {
     type Error = A::Error;
 
     #[inline(always)]
@@ -920,7 +948,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
     }
 }
 
-impl<'de, A: MapAccess<'de>> Map<'_, A> {
+impl<'de, A: MapAccess<'de>> Map<'_, 'de, A> {
     /// The next key, read through the plan: its member noted, its hash
     /// checked.
     #[inline(always)]
@@ -962,7 +990,7 @@ struct Enum<'a, A> {
 
 impl<'a, 'de, A: EnumAccess<'de>> EnumAccess<'de> for Enum<'a, A> {
     type Error = A::Error;
-    type Variant = Variant<'a, A::Variant>;
+    type Variant = Variant<'a, 'de, A::Variant>;
 
     fn variant_seed<V: DeserializeSeed<'de>>(
         self,
@@ -990,15 +1018,15 @@ impl<'a, 'de, A: EnumAccess<'de>> EnumAccess<'de> for Enum<'a, A> {
 
 /// A variant's content, at the plan its name leads to (only the route is
 /// kept: a variant's name is never checked for repeats).
-struct Variant<'a, A> {
+struct Variant<'a, 'de, A> {
     variant: A,
     member: Member<'a>,
-    key: String,
+    key: Key<'de>,
     ctx: &'a Ctx<'a>,
     path: &'a Path<'a>,
 }
 
-impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
+impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, 'de, A> {
     type Error = A::Error;
 
     fn unit_variant(self) -> Result<(), A::Error> {
@@ -1006,7 +1034,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, A::Error> {
-        match target(self.member, &self.key, self.path) {
+        match target(self.member, self.key.as_str(), self.path) {
             None => self.variant.newtype_variant_seed(seed),
             Some((path, id)) => self.variant.newtype_variant_seed(Seed {
                 seed,
@@ -1018,7 +1046,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
-        match target(self.member, &self.key, self.path) {
+        match target(self.member, self.key.as_str(), self.path) {
             None => self.variant.tuple_variant(len, visitor),
             Some((path, id)) => self.variant.tuple_variant(
                 len,
@@ -1038,7 +1066,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, A> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, A::Error> {
-        match target(self.member, &self.key, self.path) {
+        match target(self.member, self.key.as_str(), self.path) {
             None => self.variant.struct_variant(fields, visitor),
             Some((path, id)) => self.variant.struct_variant(
                 fields,

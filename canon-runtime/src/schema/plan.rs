@@ -91,9 +91,19 @@ impl Node {
     /// True when an object here may not hold a member named `key`.
     #[inline]
     pub(crate) fn refuses(&self, key: &str) -> bool {
-        match &self.known {
-            None => false,
-            Some(known) => known.binary_search_by(|k| (**k).cmp(key)).is_err(),
+        self.known.is_some() && self.known_index(key).is_none()
+    }
+
+    /// The index of `key` among the names a closed object here declares.
+    #[inline(always)]
+    pub(crate) fn known_index(&self, key: &str) -> Option<usize> {
+        let known = self.known.as_deref()?;
+        if known.len() <= 8 {
+            known
+                .iter()
+                .position(|k| k.len() == key.len() && **k == *key)
+        } else {
+            known.binary_search_by(|k| (**k).cmp(key)).ok()
         }
     }
 

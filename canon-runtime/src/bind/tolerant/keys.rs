@@ -99,7 +99,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, 'de, V> {
 
     #[inline(always)]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
-        self.slot.check(|| hash_key(s))?;
+        self.slot.check_str(s)?;
         if self.slot.note(self.node, s)? {
             self.slot.keep(s);
         }
@@ -108,7 +108,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, 'de, V> {
 
     #[inline(always)]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
-        self.slot.check(|| hash_key(s))?;
+        self.slot.check_str(s)?;
         if self.slot.note(self.node, s)? {
             // Borrowed from the input: kept without a copy.
             self.slot.key = Key::Borrowed(s);
@@ -118,7 +118,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, 'de, V> {
 
     #[inline(always)]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
-        self.slot.check(|| hash_key(&*s))?;
+        self.slot.check_str(&s)?;
         if self.slot.note(self.node, &s)? {
             self.slot.keep(&s);
         }

@@ -8,10 +8,11 @@
 //! the target wanted as a sequence is presented as a one-element sequence,
 //! and a [`Repair`] is recorded. At a guard, the array or object counts
 //! against the depth bound and, in JSON text, an object's keys are
-//! remembered as hashes: a key given twice (or two keys whose hashes
-//! collide) stops the pass, and the caller reads the text exactly. Pointers
-//! are built only when a repair or a rejection needs one, from keys
-//! borrowed from the input where it lends them.
+//! remembered as hashes (in a closed object of at most 64 names, as the bit
+//! of each name): a key given twice (or two keys whose hashes collide) stops
+//! the pass, and the caller reads the text exactly. Pointers are built only
+//! when a repair or a rejection needs one, from keys borrowed from the input
+//! where it lends them.
 
 use fields::Routes;
 pub use fields::{BindArgs, Fields};
@@ -559,6 +560,13 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         self.ctx.enter()?;
         let mut slot = Slot::new(check_keys);
         slot.closed = closed;
+        slot.exact = closed
+            && check_keys
+            && self
+                .node
+                .known
+                .as_ref()
+                .is_some_and(|known| known.len() <= 64);
         let value = self.inner.visit_map(Map {
             map,
             node: self.node,
@@ -784,6 +792,11 @@ struct Slot<'a, 'de> {
     repeated: bool,
     /// Keys the object's schema does not declare are refused.
     closed: bool,
+    /// The object is closed with at most 64 names and its keys are
+    /// checked: a string key given twice is told exactly by the bit of its
+    /// name in `given`, without hashing it.
+    exact: bool,
+    given: u64,
 }
 
 /// A key kept for a pointer: borrowed from the input when the input lends
@@ -813,7 +826,19 @@ impl<'a, 'de> Slot<'a, 'de> {
             seen: check_keys.then(Seen::default),
             repeated: false,
             closed: false,
+            exact: false,
+            given: 0,
         }
+    }
+
+    /// Records the hash of a string key, unless the object tells its
+    /// names given twice exactly ([`Slot::note`]).
+    #[inline(always)]
+    fn check_str<E: de::Error>(&mut self, key: &str) -> Result<(), E> {
+        if self.exact {
+            return Ok(());
+        }
+        self.check(|| hash_key(key))
     }
 
     /// Notes the member `key` leads to; true when the key is to be kept
@@ -821,7 +846,17 @@ impl<'a, 'de> Slot<'a, 'de> {
     #[inline(always)]
     fn note<E: de::Error>(&mut self, node: &'a Node, key: &str) -> Result<bool, E> {
         self.member = node.member(key);
-        if self.closed {
+        if self.exact {
+            let Some(index) = node.known_index(key) else {
+                return Err(refused());
+            };
+            let bit = 1 << index;
+            if self.given & bit != 0 {
+                self.repeated = true;
+                return Err(repeated_key());
+            }
+            self.given |= bit;
+        } else if self.closed {
             if let Member::Skip = self.member {
                 if node.refuses(key) {
                     return Err(refused());

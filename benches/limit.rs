@@ -416,7 +416,7 @@ fn limit(c: &mut Criterion) {
     for (workload, cases) in &all {
         let mut group = c.benchmark_group(*workload);
         for (name, _, case) in cases {
-            group.bench_function(*name, |b| b.iter(|| case()));
+            group.bench_function(*name, |b| b.iter(case));
         }
         group.finish();
     }

@@ -241,6 +241,17 @@ impl Tally {
         self.report.totals.malformed_lines += 1;
     }
 
+    /// Counts one call of a trace that could not be replayed, and why
+    /// (a short reason, the same for every such call).
+    pub fn skipped(&mut self, reason: &str) {
+        self.report.totals.skipped_calls += 1;
+        *self
+            .report
+            .skipped_by_reason
+            .entry(reason.to_owned())
+            .or_default() += 1;
+    }
+
     /// The report, once `lines` lines (blank ones included) were read.
     pub fn finish(mut self, lines: u64) -> Report {
         finish(&mut self.report, lines);
@@ -322,6 +333,11 @@ impl Replay {
             cache: Mutex::new(LruCache::new(nonzero(CACHE_CAPACITY))),
             tool_cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The tools file's schemas, for calls that carry none.
+    pub fn tools(&self) -> &Tools {
+        &self.tools
     }
 
     /// Read schemas as written: an object without `additionalProperties:

@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use canon::Policy;
-use canon_cli::{render, Replay, Tools, SAMPLE_CALLS, SAMPLE_TOOLS};
+use canon_cli::formats::{self, Compression, Extractor, Format, Located, Records, Schema};
+use canon_cli::{
+    merge, render, CallOutcome, CallRef, LineError, Replay, Report, Tally, Tools, SAMPLE_CALLS,
+    SAMPLE_TOOLS,
+};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -28,11 +32,38 @@ enum Command {
     Replay(ReplayArgs),
 }
 
+#[derive(Subcommand)]
+enum ReplayCommand {
+    /// Combine the `--json` summaries of consecutive shards of one input,
+    /// given in input order, into exactly the summary of the whole.
+    Merge(MergeArgs),
+}
+
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// The shards' summaries (`canon replay --json` output), in input order.
+    #[arg(required = true)]
+    summaries: Vec<PathBuf>,
+    /// Print the merged summary as one JSON object (mergeable again).
+    #[arg(long)]
+    json: bool,
+}
+
 #[derive(clap::Args, Default)]
+#[command(args_conflicts_with_subcommands = true)]
 struct ReplayArgs {
-    /// Captured calls, JSON Lines: {"tool", "arguments" (object or JSON
-    /// text), "schema" (optional)}; `-` reads standard input.
+    #[command(subcommand)]
+    command: Option<ReplayCommand>,
+    /// Captured calls: canon's JSON Lines ({"tool", "arguments" (object or
+    /// JSON text), "schema" (optional)}), or a log of another format (see
+    /// --format); gzip and zstd are read as such. `-` reads standard input.
     file: Option<PathBuf>,
+    /// The input's format: canon, openai-chat, openai-responses, anthropic
+    /// (request/response logs, as proxies and gateways write them) or otlp
+    /// (OpenTelemetry traces in OTLP JSON with GenAI spans). Default: told
+    /// from the first record.
+    #[arg(long, value_name = "FORMAT")]
+    format: Option<Format>,
     /// Tool schemas for calls without a `schema`: an OpenAI or Anthropic
     /// `tools` array, an MCP `tools/list` result, or one tool per line.
     #[arg(long)]
@@ -66,11 +97,15 @@ fn parse_policy(text: &str) -> Result<Policy, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let args = match cli.command {
+    let mut args = match cli.command {
         Some(Command::Replay(args)) => args,
         None => ReplayArgs::default(),
     };
-    match replay(args) {
+    let result = match args.command.take() {
+        Some(ReplayCommand::Merge(merge)) => merge_summaries(merge),
+        None => replay(args),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("canon replay: {message}");
@@ -95,20 +130,28 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
             None,
             "the bundled sample (canon-cli/data/sample-calls.jsonl)".to_owned(),
         ),
-        Some(path) if path.as_os_str() == "-" => (
-            Box::new(io::stdin().lock()),
-            None,
-            "standard input".to_owned(),
-        ),
+        Some(path) if path.as_os_str() == "-" => {
+            let (_, input) = formats::decompress(io::stdin().lock())
+                .map_err(|e| format!("reading standard input: {e}"))?;
+            (input, None, "standard input".to_owned())
+        }
         Some(path) => {
             let file =
                 File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
             let size = file.metadata().ok().map(|m| m.len());
-            (
-                Box::new(BufReader::with_capacity(1 << 16, file)),
-                size,
-                path.display().to_string(),
-            )
+            let (compression, input) = formats::decompress(BufReader::with_capacity(1 << 16, file))
+                .map_err(|e| format!("reading {}: {e}", path.display()))?;
+            // The bar counts the bytes read, decompressed.
+            let size = size.filter(|_| compression == Compression::None);
+            (input, size, path.display().to_string())
+        }
+    };
+    let (format, input) = match args.format {
+        Some(format) => (format, input),
+        None => {
+            let (found, input) =
+                formats::sniff(input).map_err(|e| format!("reading {source}: {e}"))?;
+            (found.unwrap_or(Format::Canon), input)
         }
     };
     let mut out = match &args.out {
@@ -127,22 +170,28 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
     let mut replay = Replay::new(args.policy, tools)
         .open_objects(args.open_objects)
         .jobs(jobs);
-    let report = replay
-        .run_with(
+    let on_call = |outcome: &CallOutcome| match out.as_mut() {
+        Some(out) => {
+            serde_json::to_writer(&mut *out, outcome)?;
+            out.write_all(b"\n")
+        }
+        None => Ok(()),
+    };
+    let on_malformed = |error: &LineError| {
+        progress.suspend(|| eprintln!("line {}: skipped: {}", error.line, error.reason));
+    };
+    let report = match format {
+        Format::Canon => replay.run_with(input, |bytes| progress.inc(bytes), on_call, on_malformed),
+        format => replay_trace(
+            &mut replay,
+            format,
             input,
             |bytes| progress.inc(bytes),
-            |outcome| match out.as_mut() {
-                Some(out) => {
-                    serde_json::to_writer(&mut *out, outcome)?;
-                    out.write_all(b"\n")
-                }
-                None => Ok(()),
-            },
-            |error| {
-                progress.suspend(|| eprintln!("line {}: skipped: {}", error.line, error.reason));
-            },
-        )
-        .map_err(|e| format!("reading {source}: {e}"))?;
+            on_call,
+            on_malformed,
+        ),
+    }
+    .map_err(|e| format!("reading {source}: {e}"))?;
     // The compiled schemas are left to the process's exit: freeing them one
     // by one (1,491 validators on the real corpus) would add a fifth to the
     // time of the whole replay.
@@ -151,14 +200,117 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
     if let Some(mut out) = out {
         out.flush().map_err(|e| format!("writing --out: {e}"))?;
     }
+    print_report(&report, &source, args.json)
+}
+
+/// Replays the calls of a trace of another format than canon's own: each
+/// record's calls, in order; a call with no schema in the record takes
+/// the tools file's; one with no schema or arguments at all is counted as
+/// skipped, with the reason.
+fn replay_trace(
+    replay: &mut Replay,
+    format: Format,
+    input: impl BufRead,
+    mut on_progress: impl FnMut(u64),
+    mut on_call: impl FnMut(&CallOutcome) -> io::Result<()>,
+    mut on_malformed: impl FnMut(&LineError),
+) -> io::Result<Report> {
+    let mut tally = Tally::new(replay);
+    let mut extractor = Extractor::new(format);
+    let mut records = Records::new(input);
+    let mut bind = |replay: &mut Replay, tally: &mut Tally, located: Located| {
+        let Located { line, call } = located;
+        let from_tools = match &call.schema {
+            Schema::Unknown => replay.tools().get(&call.tool).map(ToString::to_string),
+            _ => None,
+        };
+        let schema = match &call.schema {
+            Schema::Declared(schema) => Some(schema.as_str()),
+            _ => from_tools.as_deref(),
+        };
+        match (schema, call.arguments.as_deref()) {
+            (Some(schema), Some(arguments)) => {
+                let outcome = replay.replay_call(
+                    line,
+                    CallRef {
+                        tool: &call.tool,
+                        schema,
+                        arguments,
+                        label: call.label.as_deref(),
+                    },
+                );
+                tally.call(&outcome);
+                on_call(&outcome)
+            }
+            _ => {
+                tally.skipped(
+                    call.skip_reason()
+                        .unwrap_or("no schema for the tool in the trace or the tools file"),
+                );
+                Ok(())
+            }
+        }
+    };
+    while let Some(record) = records.next() {
+        let record = record?;
+        on_progress(record.bytes);
+        match record
+            .text
+            .and_then(|text| extractor.record(record.line, &text))
+        {
+            Ok(found) => {
+                for located in found {
+                    bind(replay, &mut tally, located)?;
+                }
+            }
+            Err(reason) => {
+                tally.malformed();
+                on_malformed(&LineError {
+                    line: record.line,
+                    reason,
+                });
+            }
+        }
+    }
+    for located in extractor.finish() {
+        bind(replay, &mut tally, located)?;
+    }
+    Ok(tally.finish(records.lines()))
+}
+
+/// `canon replay merge`: the shards' summaries, read and merged in order.
+fn merge_summaries(args: MergeArgs) -> Result<(), String> {
+    let mut reports = Vec::with_capacity(args.summaries.len());
+    for path in &args.summaries {
+        let text = if path.as_os_str() == "-" {
+            io::read_to_string(io::stdin()).map_err(|e| format!("reading standard input: {e}"))?
+        } else {
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        };
+        let report: Report = serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "{}: not a `canon replay --json` summary ({e})",
+                path.display()
+            )
+        })?;
+        reports.push(report);
+    }
+    let report = merge(reports).map_err(|e| e.to_string())?;
+    let source = format!("{} merged summaries", args.summaries.len());
+    print_report(&report, &source, args.json)
+}
+
+/// Prints the report: the table, or one JSON object.
+fn print_report(report: &Report, source: &str, json: bool) -> Result<(), String> {
     let stdout = io::stdout();
     let mut stdout = stdout.lock();
-    let printed = if args.json {
-        serde_json::to_writer_pretty(&mut stdout, &report)
+    let printed = if json {
+        serde_json::to_writer_pretty(&mut stdout, report)
             .map_err(io::Error::from)
             .and_then(|()| writeln!(stdout))
     } else {
-        write!(stdout, "{}", render(&report, &source))
+        write!(stdout, "{}", render(report, source))
     };
     printed.map_err(|e| format!("writing the report: {e}"))
 }

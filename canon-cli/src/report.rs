@@ -28,6 +28,11 @@ pub struct Totals {
     pub schema_errors: u64,
     /// Input lines that are not a call (not counted above).
     pub malformed_lines: u64,
+    /// Calls found in a trace that could not be replayed (no schema or no
+    /// arguments captured, a tool the request did not declare): not
+    /// counted above; `skipped_by_reason` tells why.
+    #[serde(default)]
+    pub skipped_calls: u64,
     /// Input lines read, blank ones included: what `merge` adds to the
     /// line numbers of the summaries that follow.
     pub lines: u64,
@@ -94,6 +99,9 @@ pub struct Report {
     /// Per tool.
     #[serde(default)]
     pub by_tool: BTreeMap<String, ToolCount>,
+    /// Calls of a trace not replayed, per reason.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped_by_reason: BTreeMap<String, u64>,
 }
 
 pub(crate) fn tally(report: &mut Report, outcome: &CallOutcome) {
@@ -261,6 +269,10 @@ pub fn merge(reports: impl IntoIterator<Item = Report>) -> Result<Report, MergeE
         t.still_rejected += n.still_rejected;
         t.schema_errors += n.schema_errors;
         t.malformed_lines += n.malformed_lines;
+        t.skipped_calls += n.skipped_calls;
+        for (reason, n) in next.skipped_by_reason {
+            *whole.skipped_by_reason.entry(reason).or_default() += n;
+        }
         for (rule, n) in next.repairs_by_rule {
             *whole.repairs_by_rule.entry(rule).or_default() += n;
         }
@@ -363,6 +375,16 @@ pub fn render(report: &Report, source: &str) -> String {
             "  not counted: {} calls with an invalid schema, {} malformed lines",
             t.schema_errors, t.malformed_lines
         );
+    }
+    if t.skipped_calls > 0 {
+        let _ = writeln!(
+            out,
+            "  not replayed: {} calls of the trace",
+            t.skipped_calls
+        );
+        for (reason, n) in &report.skipped_by_reason {
+            let _ = writeln!(out, "    {n:>8}  {reason}");
+        }
     }
     let at = |e: &Example| {
         let pointer = if e.pointer.is_empty() {

@@ -251,7 +251,7 @@ fn replay_trace(
             }
         }
     };
-    while let Some(record) = records.next() {
+    for record in records.by_ref() {
         let record = record?;
         on_progress(record.bytes);
         match record

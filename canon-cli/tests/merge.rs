@@ -42,7 +42,11 @@ fn merged_shards_are_the_whole_on_the_sample_at_every_cut() {
                 .into_iter()
                 .map(|s| replay(policy, &tools, s))
                 .collect();
-            assert_eq!(merge(parts).unwrap(), whole, "{policy} cut after line {cut}");
+            assert_eq!(
+                merge(parts).unwrap(),
+                whole,
+                "{policy} cut after line {cut}"
+            );
         }
         // Three shards, one of them empty.
         let parts: Vec<Report> = shards(SAMPLE_CALLS, &[3, 3, 11])
@@ -81,7 +85,9 @@ fn summaries_of_another_policy_are_not_merged() {
     ])
     .unwrap_err();
     assert_eq!(error.index, 1);
-    assert!(error.to_string().starts_with("summary #2: replayed with policy"));
+    assert!(error
+        .to_string()
+        .starts_with("summary #2: replayed with policy"));
     assert_eq!(merge(Vec::new()).unwrap(), Report::default());
 }
 
@@ -128,7 +134,10 @@ fn the_table_lists_rules_kinds_and_tools_by_what_repairs_win() {
     // Each tool counts its calls, and the totals are their sums.
     let sum = |f: fn(&canon_cli::ToolCount) -> u64| report.by_tool.values().map(f).sum::<u64>();
     assert_eq!(sum(|c| c.calls), report.totals.calls);
-    assert_eq!(sum(|c| c.accepted_after_repair), report.totals.accepted_after_repair);
+    assert_eq!(
+        sum(|c| c.accepted_after_repair),
+        report.totals.accepted_after_repair
+    );
     assert_eq!(sum(|c| c.still_rejected), report.totals.still_rejected);
 }
 
@@ -148,7 +157,11 @@ fn the_merge_command_prints_the_whole_runs_summary() {
             .arg(&calls)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let summary = dir.join(format!("shard{i}.json"));
         std::fs::write(&summary, &out.stdout).unwrap();
         summaries.push(summary);
@@ -158,8 +171,16 @@ fn the_merge_command_prints_the_whole_runs_summary() {
         .args(&summaries)
         .output()
         .unwrap();
-    assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
-    let whole = replay(Policy::DEFAULT, &Tools::parse(SAMPLE_TOOLS).unwrap(), SAMPLE_CALLS);
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let whole = replay(
+        Policy::DEFAULT,
+        &Tools::parse(SAMPLE_TOOLS).unwrap(),
+        SAMPLE_CALLS,
+    );
     let merged: Report = serde_json::from_slice(&merged.stdout).unwrap();
     assert_eq!(merged, whole);
     let _ = std::fs::remove_dir_all(&dir);

@@ -13,10 +13,11 @@
 //! timed.
 //!
 //! After criterion's figures (wall clock), a summary gives each variant's
-//! calls per second, best of 7 runs, and the ratio to the old engine: by
-//! the wall clock, and for one job also by the CPU time of the thread
-//! replaying (`/proc/thread-self/schedstat`, Linux), which other processes
-//! on the machine do not inflate.
+//! calls per second, best of 5 rounds (the variants run in turn in each),
+//! and the ratio to the old engine: by the wall clock, and for one job also
+//! by the CPU time of the thread replaying (`/proc/thread-self/schedstat`,
+//! Linux), which waiting for a core does not inflate. It adds the corpus
+//! ten times over (concatenated in memory), replayed by a fresh engine.
 
 #[path = "../tests/old_replay/mod.rs"]
 mod old_replay;
@@ -70,26 +71,29 @@ fn thread_cpu_ns() -> Option<u64> {
     stat.split_whitespace().next()?.parse().ok()
 }
 
-/// The best of `runs` runs of `run` on engines `make` gives (made and
-/// freed untimed): (wall clock, CPU time of this thread if known), in
-/// seconds.
-fn best<E>(
-    runs: usize,
-    mut make: impl FnMut() -> E,
-    mut run: impl FnMut(&mut E),
-) -> (f64, Option<f64>) {
-    let (mut wall, mut cpu) = (Duration::MAX, None::<u64>);
-    for _ in 0..runs {
-        let mut engine = make();
-        let (start, start_cpu) = (Instant::now(), thread_cpu_ns());
-        run(&mut engine);
-        wall = wall.min(start.elapsed());
-        if let (Some(start), Some(end)) = (start_cpu, thread_cpu_ns()) {
-            cpu = Some(cpu.map_or(end - start, |cpu| cpu.min(end - start)));
-        }
-        drop(engine);
-    }
-    (wall.as_secs_f64(), cpu.map(|ns| ns as f64 / 1e9))
+/// One run of a variant: an engine made untimed, its run timed (wall
+/// clock, and CPU time of this thread if known), the engine freed untimed.
+fn timed<E>(make: impl FnOnce() -> E, run: impl FnOnce(&mut E)) -> (Duration, Option<u64>) {
+    let mut engine = make();
+    let (start, start_cpu) = (Instant::now(), thread_cpu_ns());
+    run(&mut engine);
+    let wall = start.elapsed();
+    let cpu = match (start_cpu, thread_cpu_ns()) {
+        (Some(start), Some(end)) => Some(end - start),
+        _ => None,
+    };
+    drop(engine);
+    (wall, cpu)
+}
+
+/// A variant of the summary: its name, the calls it replays, the variant
+/// it is compared with, whether it runs on this thread alone, and one run.
+struct Variant<'a> {
+    name: &'static str,
+    calls: u64,
+    base: usize,
+    one_thread: bool,
+    run: Box<dyn FnMut() -> (Duration, Option<u64>) + 'a>,
 }
 
 fn main() {
@@ -147,8 +151,11 @@ fn main() {
     }
     group.finish();
 
-    // The summary: calls per second and the ratio to the old engine.
-    let runs = 7;
+    // The summary: calls per second and the ratio to the old engine, the
+    // variants run in turn, round after round, so that each meets the same
+    // machine; the best round of each counts.
+    let ten = corpus.repeat(10);
+    let ten = &ten[..];
     let warmed_old = || {
         let mut r = fresh_old();
         old(&mut r, corpus);
@@ -161,75 +168,104 @@ fn main() {
             r
         }
     };
-    let old_cold = best(runs, fresh_old, |r| {
-        black_box(old(r, corpus));
-    });
-    let old_warm = best(runs, warmed_old, |r| {
-        black_box(old(r, corpus));
-    });
-    let rows = [
-        ("old, cold", old_cold, old_cold, true),
-        (
-            "new, 1 job, cold",
-            best(
-                runs,
-                || fresh(1),
-                |r| {
-                    black_box(new(r, corpus));
-                },
-            ),
-            old_cold,
-            true,
-        ),
-        (
-            "new, 2 jobs, cold",
-            best(
-                runs,
-                || fresh(2),
-                |r| {
-                    black_box(new(r, corpus));
-                },
-            ),
-            old_cold,
-            false,
-        ),
-        ("old, warm", old_warm, old_warm, true),
-        (
-            "new, 1 job, warm",
-            best(runs, warmed(1), |r| {
-                black_box(new(r, corpus));
-            }),
-            old_warm,
-            true,
-        ),
-        (
-            "new, 2 jobs, warm",
-            best(runs, warmed(2), |r| {
-                black_box(new(r, corpus));
-            }),
-            old_warm,
-            false,
-        ),
+    let mut variants = [
+        Variant {
+            name: "old, cold",
+            calls,
+            base: 0,
+            one_thread: true,
+            run: Box::new(|| timed(fresh_old, |r| drop(old(r, corpus)))),
+        },
+        Variant {
+            name: "new, 1 job, cold",
+            calls,
+            base: 0,
+            one_thread: true,
+            run: Box::new(|| timed(|| fresh(1), |r| drop(new(r, corpus)))),
+        },
+        Variant {
+            name: "new, 2 jobs, cold",
+            calls,
+            base: 0,
+            one_thread: false,
+            run: Box::new(|| timed(|| fresh(2), |r| drop(new(r, corpus)))),
+        },
+        Variant {
+            name: "old, warm",
+            calls,
+            base: 3,
+            one_thread: true,
+            run: Box::new(|| timed(warmed_old, |r| drop(old(r, corpus)))),
+        },
+        Variant {
+            name: "new, 1 job, warm",
+            calls,
+            base: 3,
+            one_thread: true,
+            run: Box::new(|| timed(warmed(1), |r| drop(new(r, corpus)))),
+        },
+        Variant {
+            name: "new, 2 jobs, warm",
+            calls,
+            base: 3,
+            one_thread: false,
+            run: Box::new(|| timed(warmed(2), |r| drop(new(r, corpus)))),
+        },
+        Variant {
+            name: "old, corpus x10",
+            calls: 10 * calls,
+            base: 6,
+            one_thread: true,
+            run: Box::new(|| timed(fresh_old, |r| drop(old(r, ten)))),
+        },
+        Variant {
+            name: "new, 1 job, x10",
+            calls: 10 * calls,
+            base: 6,
+            one_thread: true,
+            run: Box::new(|| timed(|| fresh(1), |r| drop(new(r, ten)))),
+        },
+        Variant {
+            name: "new, 2 jobs, x10",
+            calls: 10 * calls,
+            base: 6,
+            one_thread: false,
+            run: Box::new(|| timed(|| fresh(2), |r| drop(new(r, ten)))),
+        },
     ];
-    println!(
-        "\n{calls} calls, best of {runs} runs; calls per second, and the ratio to the old engine"
-    );
-    println!(
-        "  {:<20}{:>14}{:>9}{:>16}{:>9}",
-        "", "wall clock", "vs old", "CPU time", "vs old"
-    );
-    for (name, (wall, cpu), (old_wall, old_cpu), one_thread) in rows {
-        let per_second = |seconds: f64| calls as f64 / seconds;
-        let by_cpu = match (one_thread, cpu, old_cpu) {
-            (true, Some(cpu), Some(old_cpu)) => {
-                format!("{:>16.0}{:>8.2}x", per_second(cpu), old_cpu / cpu)
+    let rounds = 5;
+    let mut best = vec![(Duration::MAX, None::<u64>); variants.len()];
+    for _ in 0..rounds {
+        for (variant, best) in variants.iter_mut().zip(&mut best) {
+            let (wall, cpu) = (variant.run)();
+            best.0 = best.0.min(wall);
+            if let Some(cpu) = cpu {
+                best.1 = Some(best.1.map_or(cpu, |b| b.min(cpu)));
             }
-            _ => format!("{:>16}{:>9}", "-", ""),
+        }
+    }
+    println!("\nbest of {rounds} rounds; calls per second, and the ratio to the old engine");
+    println!(
+        "  {:<20}{:>10}{:>14}{:>9}{:>14}{:>9}",
+        "", "calls", "wall clock", "vs old", "CPU time", "vs old"
+    );
+    for (variant, &(wall, cpu)) in variants.iter().zip(&best) {
+        let (old_wall, old_cpu) = best[variant.base];
+        let per_second = |seconds: f64| variant.calls as f64 / seconds;
+        let by_cpu = match (variant.one_thread, cpu, old_cpu) {
+            (true, Some(cpu), Some(old_cpu)) => format!(
+                "{:>14.0}{:>8.2}x",
+                per_second(cpu as f64 / 1e9),
+                old_cpu as f64 / cpu as f64
+            ),
+            _ => format!("{:>14}{:>9}", "-", ""),
         };
         println!(
-            "  {name:<20}{:>14.0}{:>8.2}x{by_cpu}",
-            per_second(wall),
-            old_wall / wall
+            "  {:<20}{:>10}{:>14.0}{:>8.2}x{by_cpu}",
+            variant.name,
+            variant.calls,
+            per_second(wall.as_secs_f64()),
+            old_wall.as_secs_f64() / wall.as_secs_f64()
         );
     }
     c.final_summary();

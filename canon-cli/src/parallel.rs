@@ -41,11 +41,16 @@ struct Batch {
 type LineResult = (u64, Result<CallOutcome, String>);
 
 /// A batch bound: its results (blank lines left out), or the panic of the
-/// worker binding it.
+/// worker binding it, and its buffers, to read another batch into.
 struct Done {
     index: u64,
     results: thread::Result<Vec<LineResult>>,
+    buffers: Buffers,
 }
+
+/// A batch's text and line ends, kept for the next batch: reading into
+/// memory already touched spares the page faults of fresh buffers.
+type Buffers = (Vec<u8>, Vec<usize>);
 
 /// [`Replay::run_with`] on `jobs` threads.
 pub(crate) fn run(
@@ -77,6 +82,7 @@ pub(crate) fn run(
                     .send(Done {
                         index: batch.index,
                         results,
+                        buffers: (batch.text, batch.ends),
                     })
                     .is_err()
                 {
@@ -88,10 +94,12 @@ pub(crate) fn run(
         let most = IN_FLIGHT_PER_JOB * jobs as u64;
         let (mut sent, mut told) = (0u64, 0u64);
         let mut waiting: BTreeMap<u64, Vec<LineResult>> = BTreeMap::new();
+        let mut spare: Vec<Buffers> = Vec::new();
         let mut eof = false;
         loop {
             while !eof && sent - told < most {
-                match read_batch(&mut input, sent, &mut lines, &mut on_progress)? {
+                let buffers = spare.pop().unwrap_or_default();
+                match read_batch(&mut input, sent, &mut lines, &mut on_progress, buffers)? {
                     Some(batch) => {
                         if work.send(batch).is_err() {
                             return Err(io::Error::other("the replay workers stopped"));
@@ -104,9 +112,15 @@ pub(crate) fn run(
             if told == sent {
                 break;
             }
-            let Ok(Done { index, results }) = results.recv() else {
+            let Ok(Done {
+                index,
+                results,
+                buffers,
+            }) = results.recv()
+            else {
                 return Err(io::Error::other("the replay workers stopped"));
             };
+            spare.push(buffers);
             match results {
                 Ok(results) => waiting.insert(index, results),
                 Err(payload) => panic::resume_unwind(payload),
@@ -123,19 +137,22 @@ pub(crate) fn run(
     Ok(tally.finish(lines))
 }
 
-/// The next batch of `input` (`None` at its end), numbered `index`;
-/// `lines` counts the lines read so far.
+/// The next batch of `input` (`None` at its end), numbered `index`, read
+/// into `buffers`; `lines` counts the lines read so far.
 fn read_batch(
     input: &mut impl BufRead,
     index: u64,
     lines: &mut u64,
     on_progress: &mut impl FnMut(u64),
+    (mut text, mut ends): Buffers,
 ) -> io::Result<Option<Batch>> {
+    text.clear();
+    ends.clear();
     let mut batch = Batch {
         index,
         first_line: *lines + 1,
-        text: Vec::new(),
-        ends: Vec::new(),
+        text,
+        ends,
     };
     while batch.ends.len() < BATCH_LINES && batch.text.len() < BATCH_BYTES {
         let read = input.read_until(b'\n', &mut batch.text)?;

@@ -43,9 +43,8 @@ pub(crate) struct Node {
     pub(crate) text: u8,
     /// Named properties, sorted by name.
     pub(crate) properties: Vec<Property>,
-    /// Bit `len % 64` is set for the length of each name in `properties`:
-    /// most keys of a call are rejected by one test, without a comparison.
-    pub(crate) lengths: u64,
+    /// The names of `properties` and `known`, found by one probe.
+    pub(crate) names: Names,
     /// Plan for properties not listed in `properties`.
     pub(crate) additional: Option<NodeId>,
     /// A rule applies at or below `additional`: the key of such a member is
@@ -73,10 +72,10 @@ pub(crate) struct Node {
 }
 
 impl Node {
-    /// The plan for the member `key` of an object at this position.
+    /// The plan for a member whose name [`Names::find`] gave as `name`.
     #[inline(always)]
-    pub(crate) fn member<'p>(&'p self, key: &str) -> Member<'p> {
-        if let Some(i) = self.property_index(key) {
+    pub(crate) fn member_of<'p>(&'p self, name: Option<&Name>) -> Member<'p> {
+        if let Some(i) = name.and_then(Name::property) {
             let property = &self.properties[i];
             return Member::Named(&property.token, property.id);
         }
@@ -88,25 +87,6 @@ impl Node {
 }
 
 impl Node {
-    /// True when an object here may not hold a member named `key`.
-    #[inline]
-    pub(crate) fn refuses(&self, key: &str) -> bool {
-        self.known.is_some() && self.known_index(key).is_none()
-    }
-
-    /// The index of `key` among the names a closed object here declares.
-    #[inline(always)]
-    pub(crate) fn known_index(&self, key: &str) -> Option<usize> {
-        let known = self.known.as_deref()?;
-        if known.len() <= 8 {
-            known
-                .iter()
-                .position(|k| k.len() == key.len() && **k == *key)
-        } else {
-            known.binary_search_by(|k| (**k).cmp(key)).ok()
-        }
-    }
-
     /// The declared property `key`, if it leads to a tolerant position (or
     /// may be dropped when `null`).
     #[inline]
@@ -117,20 +97,154 @@ impl Node {
     /// The index in `properties` of the declared property `key`.
     #[inline(always)]
     pub(crate) fn property_index(&self, key: &str) -> Option<usize> {
-        if self.lengths & length_bit(key) == 0 {
+        self.names.find(key).and_then(Name::property)
+    }
+}
+
+/// The names an object position knows (its properties in the plan, and
+/// every name it declares when closed), in a small open-addressed table:
+/// a key is found by one hash of at most sixteen of its bytes and, for
+/// names of up to sixteen bytes, compared as two words, without a call to
+/// compare strings.
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    names: Box<[Name]>,
+    /// Index + 1 into `names` (0: empty), by hash; a power of two long.
+    table: Box<[u32]>,
+    /// `64 - log2(table.len())`.
+    shift: u32,
+}
+
+/// One name of [`Names`].
+#[derive(Debug)]
+pub(crate) struct Name {
+    name: Box<str>,
+    /// The words the name is compared by.
+    words: (u64, u64),
+    /// Its index in `Node::known`, or `NONE`.
+    known: u32,
+    /// Its index in `Node::properties`, or `NONE`.
+    property: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Name {
+    /// Its index among the names a closed object declares.
+    #[inline(always)]
+    pub(crate) fn known(&self) -> Option<usize> {
+        (self.known != NONE).then_some(self.known as usize)
+    }
+
+    /// Its index among the node's properties.
+    #[inline(always)]
+    pub(crate) fn property(&self) -> Option<usize> {
+        (self.property != NONE).then_some(self.property as usize)
+    }
+}
+
+/// Two words that together hold every byte of a key of at most sixteen
+/// bytes (its length told apart by the caller), and the first and last
+/// eight of a longer one.
+#[inline(always)]
+fn words(key: &[u8]) -> (u64, u64) {
+    let n = key.len();
+    let word = |at: usize| {
+        let mut w = [0; 8];
+        w.copy_from_slice(&key[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let half = |at: usize| {
+        let mut w = [0; 4];
+        w.copy_from_slice(&key[at..at + 4]);
+        u64::from(u32::from_le_bytes(w))
+    };
+    if n >= 8 {
+        (word(0), word(n - 8))
+    } else if n >= 4 {
+        (half(0), half(n - 4))
+    } else if n > 0 {
+        let small = u64::from(key[0]) << 16 | u64::from(key[n / 2]) << 8 | u64::from(key[n - 1]);
+        (small, 0)
+    } else {
+        (0, 0)
+    }
+}
+
+#[inline(always)]
+fn slot(words: (u64, u64), len: usize, shift: u32) -> usize {
+    let mixed = (words.0 ^ (len as u64).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ words.1.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    (mixed.wrapping_mul(0x2545_F491_4F6C_DD1D) >> shift) as usize
+}
+
+impl Names {
+    /// The table of the names of `properties` and `known`.
+    fn new(properties: &[Property], known: Option<&[Box<str>]>) -> Names {
+        let mut names: Vec<Name> = Vec::new();
+        let mut add = |name: &str, known: u32, property: u32| match names
+            .iter_mut()
+            .find(|n| *n.name == *name)
+        {
+            Some(n) if known != NONE => n.known = known,
+            Some(n) => n.property = property,
+            None => names.push(Name {
+                name: name.into(),
+                words: words(name.as_bytes()),
+                known,
+                property,
+            }),
+        };
+        for (i, property) in properties.iter().enumerate() {
+            add(&property.name, NONE, i as u32);
+        }
+        for (i, name) in known.unwrap_or_default().iter().enumerate() {
+            add(name, i as u32, NONE);
+        }
+        if names.is_empty() {
+            return Names::default();
+        }
+        // At most half full.
+        let size = (names.len() * 2).next_power_of_two().max(2);
+        let shift = 64 - size.trailing_zeros();
+        let mut table = vec![0u32; size];
+        for (i, name) in names.iter().enumerate() {
+            let mut at = slot(name.words, name.name.len(), shift);
+            while table[at] != 0 {
+                at = (at + 1) & (size - 1);
+            }
+            table[at] = i as u32 + 1;
+        }
+        Names {
+            names: names.into_boxed_slice(),
+            table: table.into_boxed_slice(),
+            shift,
+        }
+    }
+
+    /// The name `key`, if known here.
+    #[inline(always)]
+    pub(crate) fn find(&self, key: &str) -> Option<&Name> {
+        if self.table.is_empty() {
             return None;
         }
-        if self.properties.len() <= 8 {
-            // The first byte first: most keys differ there, without a call
-            // to compare the rest.
-            let first = key.as_bytes().first();
-            self.properties
-                .iter()
-                .position(|p| p.name.as_bytes().first() == first && *p.name == *key)
-        } else {
-            self.properties
-                .binary_search_by(|p| (*p.name).cmp(key))
-                .ok()
+        let bytes = key.as_bytes();
+        let words = words(bytes);
+        let mask = self.table.len() - 1;
+        let mut at = slot(words, bytes.len(), self.shift);
+        loop {
+            let index = self.table[at] as usize;
+            if index == 0 {
+                return None;
+            }
+            let name = &self.names[index - 1];
+            if name.words == words
+                && name.name.len() == bytes.len()
+                && (bytes.len() <= 16 || *name.name == *key)
+            {
+                return Some(name);
+            }
+            at = (at + 1) & mask;
         }
     }
 }
@@ -158,11 +272,6 @@ pub(crate) const TEXT_NUMBER: u8 = 4;
 pub(crate) const TEXT_INTEGER: u8 = 8;
 /// A string here may be `"true"` or `"false"`.
 pub(crate) const TEXT_BOOL: u8 = 16;
-
-#[inline(always)]
-fn length_bit(key: &str) -> u64 {
-    1 << (key.len() % 64)
-}
 
 /// Where a member of an object leads.
 #[derive(Clone, Copy)]
@@ -898,10 +1007,7 @@ impl<'r> Builder<'r> {
                 })
                 .collect();
             node.properties.sort_by(|a, b| a.name.cmp(&b.name));
-            node.lengths = node
-                .properties
-                .iter()
-                .fold(0, |mask, p| mask | length_bit(&p.name));
+            node.names = Names::new(&node.properties, node.known.as_deref());
             node.additional = children.additional.filter(keep);
             node.additional_repairs = children.additional.is_some_and(|a| repairs[a as usize]);
             node.items = children.items.filter(keep);

@@ -429,6 +429,16 @@ impl ToolSpec {
         binder: impl Binder<A>,
     ) -> Result<Bound<A>, BindError> {
         let ctx = Ctx::new(&self.plan, Mode::Fast).with_max_depth(self.limits.max_depth);
+        let v = ctx.vouches(args);
+        if v {
+            // Nothing to repair and nothing the plan refuses: the type reads
+            // the call as plain serde would, and binds it exactly when the
+            // adapter would.
+            return match A::deserialize(args) {
+                Ok(bound) => Ok(Bound::new(bound, Vec::new())),
+                Err(_) => self.retry_value::<A>(args, policy, binder),
+            };
+        }
         match binder.bind(&ctx, args) {
             Ok(bound) => self.accept(bound, ctx),
             Err(_) => self.retry_value::<A>(args, policy, binder),

@@ -29,7 +29,7 @@ use serde::de::{
 use crate::bind::rule::{string_at_string_array, Verdict};
 use crate::repair::{Repair, RepairRule};
 use crate::schema::constraint::{Assert, Num};
-use crate::schema::plan::{Member, Node, NodeId, Plan};
+use crate::schema::plan::{Member, Name, Node, NodeId, Plan};
 use crate::schema::pointer::Path;
 
 /// What to do with a string the rule refuses to wrap.
@@ -845,9 +845,12 @@ impl<'a, 'de> Slot<'a, 'de> {
     /// (only where a repair below may need its pointer).
     #[inline(always)]
     fn note<E: de::Error>(&mut self, node: &'a Node, key: &str) -> Result<bool, E> {
-        self.member = node.member(key);
+        // One lookup tells both where the member leads and whether a
+        // closed object knows it.
+        let name = node.names.find(key);
+        self.member = node.member_of(name);
         if self.exact {
-            let Some(index) = node.known_index(key) else {
+            let Some(index) = name.and_then(Name::known) else {
                 return Err(refused());
             };
             let bit = 1 << index;
@@ -858,7 +861,7 @@ impl<'a, 'de> Slot<'a, 'de> {
             self.given |= bit;
         } else if self.closed {
             if let Member::Skip = self.member {
-                if node.refuses(key) {
+                if node.known.is_some() && name.and_then(Name::known).is_none() {
                     return Err(refused());
                 }
             }
@@ -1122,3 +1125,4 @@ mod fields;
 mod keys;
 #[cfg(test)]
 pub(crate) mod tests;
+mod value;

@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::json;
 
 use super::keys::{Seen, SPILLED};
+use super::{Ctx, Mode};
 use crate::toolbox::{ToolSpec, ViolationKind};
+use serde::Deserialize;
 
 thread_local! {
     /// Every key hashes to 0: each object of two keys or more collides.
@@ -143,4 +145,105 @@ fn a_spilled_object_left_early_gives_its_hashes_back() {
     }
     assert!(!seen.finish());
     SPILLED.with(|stack| assert!(stack.borrow().is_empty()));
+}
+
+/// Arguments with a position of each kind the look over a `Value` checks.
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Checked {
+    #[schemars(range(min = 1, max = 11))]
+    level: u32,
+    #[schemars(length(min = 2, max = 8))]
+    name: String,
+    #[schemars(length(max = 3))]
+    tags: Vec<String>,
+    set: std::collections::BTreeSet<u8>,
+    ratio: f32,
+    inner: Option<Inner>,
+    groups: HashMap<String, Vec<String>>,
+    kind: Kind,
+    #[serde(default)]
+    payload: serde_json::Value,
+}
+
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Inner {
+    names: Vec<String>,
+    #[schemars(range(max = 5))]
+    count: i64,
+}
+
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+enum Kind {
+    Plain,
+    Sized { names: Vec<String> },
+}
+
+#[test]
+fn a_value_vouched_for_binds_as_the_adapter_binds_it() {
+    let spec = ToolSpec::of::<Checked>("checked", "Check things.");
+    let valid = json!({
+        "level": 3, "name": "ab", "tags": ["x"], "set": [1, 2], "ratio": 0.5,
+        "inner": {"names": ["a"], "count": -2}, "groups": {"a": ["b"]},
+        "kind": {"Sized": {"names": ["n"]}}, "payload": {"deep": [[1]]}
+    });
+    let with = |pointer: &str, value: serde_json::Value| {
+        let mut call = valid.clone();
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        call.pointer_mut(parent).unwrap()[key] = value;
+        call
+    };
+    let calls = [
+        (valid.clone(), true),
+        (with("/kind", json!("Plain")), true),
+        (with("/inner", json!(null)), true),
+        (with("/level", json!(12)), false),
+        (with("/level", json!(0)), false),
+        (with("/level", json!(2.0)), true),
+        (with("/name", json!("a")), false),
+        (with("/tags", json!(["a", "b", "c", "d"])), false),
+        (with("/tags", json!("a")), false),
+        (with("/set", json!([1, 1])), false),
+        (with("/set", json!([1, [1]])), false),
+        (with("/ratio", json!(1e300)), false),
+        (with("/inner/count", json!(6)), false),
+        (with("/inner/names", json!("a")), false),
+        (with("/inner/other", json!(1)), false),
+        (with("/groups/a", json!("b")), false),
+        (with("/kind", json!({"Sized": {"names": "n"}})), false),
+        (with("/kind", json!("Other")), false),
+        (with("/level", json!("3")), false),
+        (
+            with("/payload", json!({"a": {"b": {"c": {"d": [[[[[[1]]]]]]}}}})),
+            true,
+        ),
+    ];
+    for (call, vouched) in calls {
+        for max_depth in [usize::MAX, 1, 3, 6] {
+            let ctx = Ctx::new(spec.plan(), Mode::Fast).with_max_depth(max_depth);
+            let vouches = ctx.vouches(&call);
+            if max_depth == usize::MAX {
+                assert_eq!(vouches, vouched, "{call}");
+            }
+            if !vouches {
+                continue;
+            }
+            let plain = Checked::deserialize(&call).ok();
+            let adapted = ctx.deserialize::<Checked, _>(&call).ok();
+            assert_eq!(plain, adapted, "{call} at depth {max_depth}");
+            assert!(ctx.into_repairs().is_empty(), "{call}");
+            // What binds at once binds so through the spec (what does not
+            // goes the way the adapter's failure goes).
+            if plain.is_none() {
+                continue;
+            }
+            let spec =
+                ToolSpec::of::<Checked>("checked", "Check things.").with_limits(crate::Limits {
+                    max_depth,
+                    ..crate::Limits::default()
+                });
+            assert_eq!(spec.bind::<Checked>(&call).ok().map(|b| b.args), plain);
+        }
+    }
 }

@@ -1,0 +1,146 @@
+//! A call given as a `Value`, looked over against the plan before serde
+//! reads it: when nothing in it is to be repaired and every assertion of
+//! the plan vouches for it, the target type reads the `Value` as plain
+//! serde would, without the adapter around each position.
+//!
+//! The look is never laxer than the adapter: it follows the plan to the
+//! same positions (and to some the target type would skip), checks the
+//! same assertions there and counts depth where the adapter counts it.
+//! Whatever it does not vouch for (a string where a sequence may be
+//! wanted, above all) goes to the adapter, so a call binds exactly as it
+//! would through the adapter alone.
+
+use serde_json::{Map, Number, Value};
+
+use super::keys::Seen;
+use super::Ctx;
+use crate::schema::constraint::{hash_scalar, Num, Scalar};
+use crate::schema::plan::{Member, Name, Node};
+
+impl Ctx<'_> {
+    /// True when `value` binds through the plan with no repair and nothing
+    /// refused: the target type may then read it directly.
+    pub(crate) fn vouches(&self, value: &Value) -> bool {
+        debug_assert!(!self.check_keys && self.refused.is_none());
+        match self.plan.root() {
+            None => true,
+            Some(root) => self.look(root, value, 0),
+        }
+    }
+
+    /// `value` at `node`, with `depth` arrays and objects open around it.
+    #[inline(always)]
+    fn look(&self, node: &Node, value: &Value, depth: usize) -> bool {
+        match value {
+            Value::Array(items) => self.array(node, items, depth),
+            Value::Object(members) => self.object(node, members, depth),
+            _ if node.assert.is_none() && !node.wrap_string && !node.float32 => true,
+            scalar => self.scalar(node, scalar),
+        }
+    }
+
+    /// A scalar at a position that checks something of scalars.
+    #[inline(never)]
+    fn scalar(&self, node: &Node, value: &Value) -> bool {
+        let assert = self.assert(node);
+        match value {
+            Value::Null => assert.is_none_or(|a| a.null()),
+            Value::Bool(b) => assert.is_none_or(|a| a.boolean(*b)),
+            Value::Number(n) => {
+                let n = num(n);
+                if let Num::F(f) = n {
+                    if node.float32 && f.abs() > f64::from(f32::MAX) {
+                        return false;
+                    }
+                }
+                assert.is_none_or(|a| a.number(n))
+            }
+            // A string where a sequence may be wanted is the adapter's to
+            // wrap or refuse.
+            Value::String(s) => !node.wrap_string && assert.is_none_or(|a| a.string(s)),
+            Value::Array(_) | Value::Object(_) => false,
+        }
+    }
+
+    /// An array, counted as one level where the adapter counts it.
+    #[inline(never)]
+    fn array(&self, node: &Node, items: &[Value], depth: usize) -> bool {
+        if depth >= self.max_depth {
+            return false;
+        }
+        let items_node = node.items.map(|id| self.plan.node(id));
+        let Some(assert) = self.assert(node).filter(|a| a.on_arrays()) else {
+            return items_node
+                .is_none_or(|below| items.iter().all(|item| self.look(below, item, depth + 1)));
+        };
+        if !assert.items(items.len() as u64, true) {
+            return false;
+        }
+        let mut unique = assert.unique().then(Seen::default);
+        for item in items {
+            if let Some(below) = items_node {
+                if unique.is_some() && scalar(item).is_none() {
+                    // Not a scalar: left to `jsonschema`.
+                    return false;
+                }
+                if !self.look(below, item, depth + 1) {
+                    return false;
+                }
+            }
+            if let Some(seen) = &mut unique {
+                match scalar(item) {
+                    Some(item) if seen.add(hash_scalar(item)) => {}
+                    _ => return false,
+                }
+            }
+        }
+        unique.as_mut().is_none_or(Seen::finish)
+    }
+
+    /// An object: each member at the plan its name leads to, and a closed
+    /// object's names known.
+    #[inline(never)]
+    fn object(&self, node: &Node, members: &Map<String, Value>, depth: usize) -> bool {
+        let assert = self.assert(node).filter(|a| a.on_objects());
+        let closed = self.checks && node.known.is_some();
+        if node.properties.is_empty() && node.additional.is_none() && assert.is_none() && !closed {
+            return depth < self.max_depth;
+        }
+        if depth >= self.max_depth {
+            return false;
+        }
+        if assert.is_some_and(|a| !a.members(members.len() as u64, true)) {
+            return false;
+        }
+        members.iter().all(|(key, value)| {
+            let name = node.names.find(key);
+            match node.member_of(name) {
+                Member::Skip => !closed || name.and_then(Name::known).is_some(),
+                Member::Named(_, id) | Member::Additional(id, _) => {
+                    self.look(self.plan.node(id), value, depth + 1)
+                }
+            }
+        })
+    }
+}
+
+/// A number as the adapter sees it from a `Value`: by its representation.
+#[inline(always)]
+fn num(n: &Number) -> Num {
+    match (n.as_u64(), n.as_i64()) {
+        (Some(u), _) => Num::U(u),
+        (None, Some(i)) => Num::I(i),
+        _ => Num::F(n.as_f64().unwrap_or(f64::NAN)),
+    }
+}
+
+/// A scalar item as a set remembers it.
+fn scalar(value: &Value) -> Option<Scalar<'_>> {
+    match value {
+        Value::Null => Some(Scalar::Null),
+        Value::Bool(b) => Some(Scalar::Bool(*b)),
+        Value::Number(n) => Some(Scalar::Num(num(n))),
+        Value::String(s) => Some(Scalar::Str(s)),
+        Value::Array(_) | Value::Object(_) => None,
+    }
+}

@@ -47,6 +47,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -257,16 +258,21 @@ impl<R: BufRead> BufRead for Tee<R> {
 }
 
 /// What a record says of the schema of a called tool.
+///
+/// `T` holds the schema's text: a `String` of its own by default, or an
+/// `Arc<str>` shared by the calls of a record to the same tool (what
+/// [`Extractor::record_shared`] gives, so that a record of a thousand calls
+/// to a tool with a megabyte schema holds one megabyte, not a gigabyte).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Schema {
+pub enum Schema<T = String> {
     /// The raw JSON text of the input schema the record declares for the
     /// tool (a function declared without parameters reads as
     /// `{"type":"object","properties":{}}`, as the providers take it).
-    Declared(String),
+    Declared(T),
     /// The record lists the tools the model was offered, and this one is
-    /// not among them: the model called a tool it was not given. A strict
-    /// binder rejects such a call and no rule repairs it; count it as
-    /// such, never drop it.
+    /// not among them: the model called a tool it was not given. There is
+    /// no schema to bind it with: `canon replay` counts it as skipped
+    /// (reason `a tool the request did not declare`), never drops it.
     Undeclared,
     /// The record holds no schema for the tool: no request was logged, no
     /// `gen_ai.tool.definitions` was captured in the trace, or the tool is
@@ -279,13 +285,13 @@ pub enum Schema {
 }
 
 /// A tool call found in a record: the owned counterpart of the engine's
-/// `CallRef`.
+/// `CallRef`. `T` holds the schema's text (see [`Schema`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Call {
+pub struct Call<T = String> {
     /// The tool called.
     pub tool: String,
     /// Its input schema, as far as the record tells.
-    pub schema: Schema,
+    pub schema: Schema<T>,
     /// The raw JSON text of the arguments: an object, or a JSON string
     /// holding the arguments text as the model sent it (OpenAI's
     /// `arguments`, a streamed call's concatenated deltas, an OTLP
@@ -296,12 +302,16 @@ pub struct Call {
     pub label: Option<String>,
 }
 
-impl Call {
+/// A call whose schema text is shared with the other calls of its record
+/// to the same tool.
+pub type SharedCall = Call<Arc<str>>;
+
+impl<T: AsRef<str>> Call<T> {
     /// The schema and the arguments when both are known: the call can be
     /// bound.
     pub fn bindable(&self) -> Option<(&str, &str)> {
         match (&self.schema, &self.arguments) {
-            (Schema::Declared(schema), Some(arguments)) => Some((schema, arguments)),
+            (Schema::Declared(schema), Some(arguments)) => Some((schema.as_ref(), arguments)),
             _ => None,
         }
     }
@@ -320,13 +330,40 @@ impl Call {
     }
 }
 
+impl SharedCall {
+    /// The call with a schema text of its own (a copy of the shared one).
+    pub fn into_owned(self) -> Call {
+        Call {
+            tool: self.tool,
+            schema: match self.schema {
+                Schema::Declared(text) => Schema::Declared(text.as_ref().to_owned()),
+                Schema::Undeclared => Schema::Undeclared,
+                Schema::Unknown => Schema::Unknown,
+                Schema::FreeForm => Schema::FreeForm,
+            },
+            arguments: self.arguments,
+            label: self.label,
+        }
+    }
+}
+
 /// A call and the line of the record it was found in.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Located {
+pub struct Located<T = String> {
     /// The 1-based line of the record ([`Record::line`]).
     pub line: u64,
     /// The call.
-    pub call: Call,
+    pub call: Call<T>,
+}
+
+impl Located<Arc<str>> {
+    /// The call with a schema text of its own.
+    pub fn into_owned(self) -> Located {
+        Located {
+            line: self.line,
+            call: self.call.into_owned(),
+        }
+    }
 }
 
 /// The tool calls of one record (one JSON Lines line, or one OTLP
@@ -369,9 +406,9 @@ pub struct Located {
 pub fn calls(format: Format, record: &str) -> Result<Vec<Call>, String> {
     let mut extractor = Extractor::new(format);
     let mut found: Vec<Call> = extractor
-        .record(0, record)?
+        .record_shared(0, record)?
         .into_iter()
-        .map(|l| l.call)
+        .map(|l| l.call.into_owned())
         .collect();
     found.extend(extractor.finish().into_iter().map(|l| l.call));
     Ok(found)
@@ -407,13 +444,32 @@ impl Extractor {
     }
 
     /// The calls of the record on `line` that are ready, and the held ones
-    /// it completes (with the lines they were found on).
+    /// it completes (with the lines they were found on), each with a copy
+    /// of its schema text of its own: [`record_shared`](Self::record_shared)
+    /// shares them, as a record of many calls needs.
     ///
     /// # Errors
     /// As [`calls`].
     pub fn record(&mut self, line: u64, record: &str) -> Result<Vec<Located>, String> {
+        Ok(self
+            .record_shared(line, record)?
+            .into_iter()
+            .map(Located::into_owned)
+            .collect())
+    }
+
+    /// [`record`](Self::record), each schema text held once per record
+    /// (or per OTLP trace) and shared by the calls to its tool.
+    ///
+    /// # Errors
+    /// As [`calls`].
+    pub fn record_shared(
+        &mut self,
+        line: u64,
+        record: &str,
+    ) -> Result<Vec<Located<Arc<str>>>, String> {
         let value = parse(record)?;
-        let here = |calls: Vec<Call>| -> Vec<Located> {
+        let here = |calls: Vec<SharedCall>| -> Vec<Located<Arc<str>>> {
             calls
                 .into_iter()
                 .map(|call| Located { line, call })
@@ -431,12 +487,21 @@ impl Extractor {
     /// The calls still held at the end of the input, as
     /// [`Schema::Unknown`].
     pub fn finish(&mut self) -> Vec<Located> {
+        self.finish_shared()
+            .into_iter()
+            .map(Located::into_owned)
+            .collect()
+    }
+
+    /// [`finish`](Self::finish), as [`record_shared`](Self::record_shared)
+    /// gives calls.
+    pub fn finish_shared(&mut self) -> Vec<Located<Arc<str>>> {
         self.otlp.finish()
     }
 }
 
 /// A line of canon's own JSON Lines.
-fn canon_line(value: &Value) -> Result<Call, String> {
+fn canon_line(value: &Value) -> Result<SharedCall, String> {
     let tool = ["tool", "name"]
         .iter()
         .find_map(|k| value.get(*k).and_then(Value::as_str))
@@ -450,7 +515,7 @@ fn canon_line(value: &Value) -> Result<Call, String> {
         tool: tool.to_owned(),
         schema: value
             .get("schema")
-            .map_or(Schema::Unknown, |s| Schema::Declared(s.to_string())),
+            .map_or(Schema::Unknown, |s| Schema::Declared(s.to_string().into())),
         arguments: Some(arguments.to_string()),
         label,
     })
@@ -459,8 +524,8 @@ fn canon_line(value: &Value) -> Result<Call, String> {
 /// A tool as a record declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Def {
-    /// Its input schema, as JSON text.
-    Schema(String),
+    /// Its input schema, as JSON text, shared by the calls to the tool.
+    Schema(Arc<str>),
     /// Free-form input (OpenAI `custom`).
     FreeForm,
     /// Declared without a schema (a provider-defined client tool).
@@ -472,7 +537,7 @@ enum Def {
 type Defs = Option<HashMap<String, Def>>;
 
 /// The schema of a call to `tool` given the declared tools.
-fn schema_of(defs: &Defs, tool: &str) -> Schema {
+fn schema_of(defs: &Defs, tool: &str) -> Schema<Arc<str>> {
     match defs {
         None => Schema::Unknown,
         Some(defs) => match defs.get(tool) {
@@ -486,10 +551,10 @@ fn schema_of(defs: &Defs, tool: &str) -> Schema {
 
 /// The schema of a function declared with `parameters` (absent or null:
 /// no parameters).
-fn parameters_schema(parameters: Option<&Value>) -> String {
+fn parameters_schema(parameters: Option<&Value>) -> Arc<str> {
     match parameters {
-        None | Some(Value::Null) => r#"{"type":"object","properties":{}}"#.to_owned(),
-        Some(schema) => schema.to_string(),
+        None | Some(Value::Null) => r#"{"type":"object","properties":{}}"#.into(),
+        Some(schema) => schema.to_string().into(),
     }
 }
 

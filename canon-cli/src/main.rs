@@ -1,11 +1,13 @@
 //! The `canon` command.
 #![forbid(unsafe_code)]
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use canon::Policy;
 use canon_cli::formats::{self, Compression, Extractor, Format, Located, Records, Schema};
@@ -218,36 +220,53 @@ fn replay_trace(
     let mut tally = Tally::new(replay);
     let mut extractor = Extractor::new(format);
     let mut records = Records::new(input);
-    let mut bind = |replay: &mut Replay, tally: &mut Tally, located: Located| {
+    // The tools file's schemas as text, made once per tool called.
+    let mut from_tools: HashMap<String, Option<Arc<str>>> = HashMap::new();
+    let mut bind = |replay: &mut Replay, tally: &mut Tally, located: Located<Arc<str>>| {
         let Located { line, call } = located;
-        let from_tools = match &call.schema {
-            Schema::Unknown => replay.tools().get(&call.tool).map(ToString::to_string),
-            _ => None,
-        };
-        let schema = match &call.schema {
-            Schema::Declared(schema) => Some(schema.as_str()),
-            _ => from_tools.as_deref(),
+        let schema: Result<Arc<str>, &str> = match &call.schema {
+            Schema::Declared(schema) => Ok(Arc::clone(schema)),
+            Schema::Unknown => {
+                let known = match from_tools.get(&call.tool) {
+                    Some(known) => known.clone(),
+                    None => {
+                        let known = replay
+                            .tools()
+                            .get(&call.tool)
+                            .map(|schema| Arc::from(schema.to_string()));
+                        // Only names of the tools file are kept: bounded.
+                        if known.is_some() {
+                            from_tools.insert(call.tool.clone(), known.clone());
+                        }
+                        known
+                    }
+                };
+                known.ok_or("no schema captured for the tool")
+            }
+            Schema::Undeclared => Err("a tool the request did not declare"),
+            Schema::FreeForm => Err("a free-form (custom) tool"),
         };
         match (schema, call.arguments.as_deref()) {
-            (Some(schema), Some(arguments)) => {
+            (_, None) => {
+                tally.skipped("arguments not captured");
+                Ok(())
+            }
+            (Err(reason), Some(_)) => {
+                tally.skipped(reason);
+                Ok(())
+            }
+            (Ok(schema), Some(arguments)) => {
                 let outcome = replay.replay_call(
                     line,
                     CallRef {
                         tool: &call.tool,
-                        schema,
+                        schema: &schema,
                         arguments,
                         label: call.label.as_deref(),
                     },
                 );
                 tally.call(&outcome);
                 on_call(&outcome)
-            }
-            _ => {
-                tally.skipped(
-                    call.skip_reason()
-                        .unwrap_or("no schema for the tool in the trace or the tools file"),
-                );
-                Ok(())
             }
         }
     };
@@ -256,7 +275,7 @@ fn replay_trace(
         on_progress(record.bytes);
         match record
             .text
-            .and_then(|text| extractor.record(record.line, &text))
+            .and_then(|text| extractor.record_shared(record.line, &text))
         {
             Ok(found) => {
                 for located in found {
@@ -272,7 +291,7 @@ fn replay_trace(
             }
         }
     }
-    for located in extractor.finish() {
+    for located in extractor.finish_shared() {
         bind(replay, &mut tally, located)?;
     }
     Ok(tally.finish(records.lines()))

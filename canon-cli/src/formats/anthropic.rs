@@ -5,12 +5,12 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::envelope::Exchange;
-use super::{arguments_text, json_string, schema_of, Call, Def, Defs};
+use super::{arguments_text, json_string, schema_of, Def, Defs, SharedCall};
 
 /// The calls of a logged Messages exchange: the response's `tool_use`
 /// blocks (server tools' `server_tool_use` blocks run at Anthropic, not
 /// in the application, and are not read).
-pub(super) fn messages(record: &Value) -> Result<Vec<Call>, String> {
+pub(super) fn messages(record: &Value) -> Result<Vec<SharedCall>, String> {
     let exchange = Exchange::of(record)?;
     let defs = exchange.request.as_ref().and_then(defs);
     let Some(response) = exchange.response.as_ref() else {
@@ -24,7 +24,7 @@ pub(super) fn messages(record: &Value) -> Result<Vec<Call>, String> {
                 .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
                 .map(|block| {
                     let tool = name_of(block);
-                    Call {
+                    SharedCall {
                         schema: schema_of(&defs, &tool),
                         tool,
                         arguments: arguments_text(block.get("input")),
@@ -54,7 +54,7 @@ fn defs(request: &Value) -> Defs {
             None | Some("custom")
         );
         let def = match tool.get("input_schema") {
-            Some(schema) if custom && !schema.is_null() => Def::Schema(schema.to_string()),
+            Some(schema) if custom && !schema.is_null() => Def::Schema(schema.to_string().into()),
             _ => Def::Builtin,
         };
         defs.insert(name.to_owned(), def);
@@ -73,7 +73,7 @@ struct Partial<'a> {
 /// `tool_use` block, its input the concatenated `input_json_delta`
 /// pieces (the text the model sent, kept as a JSON string), or the
 /// block's own `input` when no delta came.
-fn stream(events: &[Value], defs: &Defs) -> Vec<Call> {
+fn stream(events: &[Value], defs: &Defs) -> Vec<SharedCall> {
     let mut blocks: Vec<Partial> = Vec::new();
     let mut index: HashMap<u64, usize> = HashMap::new();
     for event in events {
@@ -115,7 +115,7 @@ fn stream(events: &[Value], defs: &Defs) -> Vec<Call> {
         .into_iter()
         .map(|p| {
             let tool = name_of(p.block);
-            Call {
+            SharedCall {
                 schema: schema_of(defs, &tool),
                 arguments: if p.deltas {
                     Some(json_string(&p.json))

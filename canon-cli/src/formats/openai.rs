@@ -1,14 +1,17 @@
 //! Logged OpenAI Chat Completions and Responses exchanges.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::envelope::Exchange;
-use super::{arguments_text, json_string, parameters_schema, schema_of, Call, Def, Defs, Schema};
+use super::{
+    arguments_text, json_string, parameters_schema, schema_of, Def, Defs, Schema, SharedCall,
+};
 
 /// The calls of a logged Chat Completions exchange.
-pub(super) fn chat(record: &Value) -> Result<Vec<Call>, String> {
+pub(super) fn chat(record: &Value) -> Result<Vec<SharedCall>, String> {
     let exchange = Exchange::of(record)?;
     let defs = exchange.request.as_ref().and_then(chat_defs);
     let Some(response) = exchange.response.as_ref() else {
@@ -68,7 +71,7 @@ fn chat_defs(request: &Value) -> Defs {
 
 /// The calls of one assistant message: `tool_calls[]` (function and
 /// custom), and the legacy `function_call`.
-fn message_calls(message: &Value, defs: &Defs) -> Vec<Call> {
+fn message_calls(message: &Value, defs: &Defs) -> Vec<SharedCall> {
     let mut calls = Vec::new();
     for call in message
         .get("tool_calls")
@@ -86,7 +89,7 @@ fn message_calls(message: &Value, defs: &Defs) -> Vec<Call> {
                 Schema::Undeclared => Schema::Undeclared,
                 _ => Schema::FreeForm,
             };
-            calls.push(Call {
+            calls.push(SharedCall {
                 tool,
                 schema,
                 arguments: arguments_text(custom.get("input")),
@@ -96,7 +99,7 @@ fn message_calls(message: &Value, defs: &Defs) -> Vec<Call> {
         }
         let function = call.get("function").unwrap_or(&Value::Null);
         let tool = name_of(function);
-        calls.push(Call {
+        calls.push(SharedCall {
             schema: schema_of(defs, &tool),
             tool,
             arguments: arguments_text(function.get("arguments")),
@@ -105,7 +108,7 @@ fn message_calls(message: &Value, defs: &Defs) -> Vec<Call> {
     }
     if let Some(function) = message.get("function_call").filter(|f| f.is_object()) {
         let tool = name_of(function);
-        calls.push(Call {
+        calls.push(SharedCall {
             schema: schema_of(defs, &tool),
             tool,
             arguments: arguments_text(function.get("arguments")),
@@ -125,7 +128,7 @@ struct Partial {
 /// The calls of a streamed Chat Completions response: each
 /// `choices[].delta.tool_calls[]` fragment added to the call of its
 /// `index` (the name and id come once, the arguments text in pieces).
-fn chat_stream(chunks: &[Value], defs: &Defs) -> Vec<Call> {
+fn chat_stream(chunks: &[Value], defs: &Defs) -> Vec<SharedCall> {
     let mut partials: Vec<Partial> = Vec::new();
     let mut index: HashMap<(u64, u64), usize> = HashMap::new();
     for choice in chunks
@@ -182,7 +185,7 @@ fn chat_stream(chunks: &[Value], defs: &Defs) -> Vec<Call> {
     }
     partials
         .into_iter()
-        .map(|p| Call {
+        .map(|p| SharedCall {
             schema: schema_of(defs, &p.tool),
             arguments: Some(json_string(&p.arguments)),
             tool: p.tool,
@@ -192,7 +195,7 @@ fn chat_stream(chunks: &[Value], defs: &Defs) -> Vec<Call> {
 }
 
 /// The calls of a logged Responses exchange.
-pub(super) fn responses(record: &Value) -> Result<Vec<Call>, String> {
+pub(super) fn responses(record: &Value) -> Result<Vec<SharedCall>, String> {
     let exchange = Exchange::of(record)?;
     let defs = exchange.request.as_ref().and_then(responses_defs);
     let Some(response) = exchange.response.as_ref() else {
@@ -208,7 +211,7 @@ pub(super) fn responses(record: &Value) -> Result<Vec<Call>, String> {
         _ => return Err("the response is neither an object nor a stream of events".into()),
     };
     // Tools an MCP server listed in this response, by server and name.
-    let mut mcp: HashMap<(&str, &str), String> = HashMap::new();
+    let mut mcp: HashMap<(&str, &str), Arc<str>> = HashMap::new();
     for item in &output {
         if item.get("type").and_then(Value::as_str) != Some("mcp_list_tools") {
             continue;
@@ -239,7 +242,7 @@ pub(super) fn responses(record: &Value) -> Result<Vec<Call>, String> {
         match kind {
             "function_call" => {
                 let tool = name_of(item);
-                calls.push(Call {
+                calls.push(SharedCall {
                     schema: schema_of(&defs, &tool),
                     tool,
                     arguments: arguments_text(item.get("arguments")),
@@ -252,7 +255,7 @@ pub(super) fn responses(record: &Value) -> Result<Vec<Call>, String> {
                     Schema::Undeclared => Schema::Undeclared,
                     _ => Schema::FreeForm,
                 };
-                calls.push(Call {
+                calls.push(SharedCall {
                     tool,
                     schema,
                     arguments: arguments_text(item.get("input")),
@@ -268,7 +271,7 @@ pub(super) fn responses(record: &Value) -> Result<Vec<Call>, String> {
                 let schema = mcp
                     .get(&(server, tool.as_str()))
                     .map_or(Schema::Unknown, |s| Schema::Declared(s.clone()));
-                calls.push(Call {
+                calls.push(SharedCall {
                     tool,
                     schema,
                     arguments: arguments_text(item.get("arguments")),

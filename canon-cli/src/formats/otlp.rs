@@ -2,10 +2,11 @@
 //! conventions' tool definitions and tool calls.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{get, json_string, parameters_schema, Call, Def, Extractor, Located, Schema};
+use super::{get, json_string, parameters_schema, Def, Extractor, Located, Schema, SharedCall};
 
 /// `gen_ai.tool.definitions`: the tools offered to the model (opt-in; on
 /// chat and agent spans, or the inference-details event).
@@ -30,6 +31,8 @@ const HELD_BYTES: usize = 64 << 20;
 /// Call ids remembered for telling a call seen twice (on the chat span
 /// and on its `execute_tool` span); past this they are forgotten.
 const SEEN: usize = 1 << 20;
+
+type Call = SharedCall;
 
 /// Definitions and held calls across the documents of one input.
 #[derive(Debug, Default)]
@@ -59,7 +62,11 @@ struct Span {
 
 impl State {
     /// The calls of one OTLP/JSON document on `line`.
-    pub fn document(&mut self, line: u64, document: &Value) -> Result<Vec<Located>, String> {
+    pub fn document(
+        &mut self,
+        line: u64,
+        document: &Value,
+    ) -> Result<Vec<Located<Arc<str>>>, String> {
         let obj = document.as_object().ok_or("not a JSON object")?;
         let resource_spans = resource_spans(obj)
             .ok_or("no `resourceSpans` (not an OTLP/JSON traces document)")?
@@ -133,7 +140,7 @@ impl State {
 
     /// Holds `call` for a definition to come; gives back the oldest held
     /// calls when over the bounds.
-    fn hold(&mut self, line: u64, trace: String, call: Call) -> Vec<Located> {
+    fn hold(&mut self, line: u64, trace: String, call: Call) -> Vec<Located<Arc<str>>> {
         let n = self.next;
         self.next += 1;
         self.held_bytes += size(&call);
@@ -166,7 +173,7 @@ impl State {
 
     /// The held calls of `trace`, now that it has definitions: paired
     /// with them, or [`Schema::Unknown`] for a name they lack.
-    fn release(&mut self, trace: &str) -> Vec<Located> {
+    fn release(&mut self, trace: &str) -> Vec<Located<Arc<str>>> {
         let (Some(defs), Some(calls)) = (self.traces.get(trace), self.held.remove(trace)) else {
             return Vec::new();
         };
@@ -185,7 +192,7 @@ impl State {
     }
 
     /// Every held call, oldest first, as [`Schema::Unknown`].
-    pub fn finish(&mut self) -> Vec<Located> {
+    pub fn finish(&mut self) -> Vec<Located<Arc<str>>> {
         let mut calls: Vec<(u64, u64, Call)> = self.held.drain().flat_map(|(_, c)| c).collect();
         calls.sort_by_key(|(n, _, _)| *n);
         self.order.clear();

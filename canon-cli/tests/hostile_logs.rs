@@ -47,3 +47,46 @@ fn the_calls_of_a_record_share_one_copy_of_the_schema() {
     assert!(schemas.iter().all(|s| Arc::ptr_eq(s, first)));
     assert_eq!(Arc::strong_count(first), n);
 }
+
+/// An OTLP document of one span with `attributes`, in trace `trace`
+/// (none when empty).
+fn otlp(trace: &str, attributes: serde_json::Value) -> String {
+    let mut span = json!({"spanId": "00f067aa0ba902b7", "name": "chat", "attributes": attributes});
+    if !trace.is_empty() {
+        span["traceId"] = json!(trace);
+    }
+    json!({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).to_string()
+}
+
+fn string(key: &str, value: &str) -> serde_json::Value {
+    json!({"key": key, "value": {"stringValue": value}})
+}
+
+#[test]
+fn otlp_indices_are_read_only_in_their_canonical_form() {
+    // `00` and `+0` would name index 0 too: which name won depended on the
+    // order of a hash map.
+    let document = otlp(
+        "4bf92f3577b34da6a3ce929d0e0e4736",
+        json!([
+            string("llm.request.functions.0.name", "a"),
+            string("llm.request.functions.00.name", "b"),
+            string("llm.request.functions.+0.name", "c"),
+            string(
+                "llm.request.functions.0.parameters",
+                r#"{"type": "object"}"#
+            ),
+            string("gen_ai.completion.0.tool_calls.0.name", "a"),
+            string("gen_ai.completion.0.tool_calls.00.name", "b"),
+            string("gen_ai.completion.0.tool_calls.0.arguments", "{}"),
+            string("gen_ai.completion.0.tool_calls.+0.arguments", "[]"),
+        ]),
+    );
+    for _ in 0..32 {
+        let found = canon_cli::formats::calls(Format::Otlp, &document).unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].tool, "a");
+        assert_eq!(found[0].arguments.as_deref(), Some(r#""{}""#));
+        assert!(matches!(found[0].schema, Schema::Declared(_)));
+    }
+}

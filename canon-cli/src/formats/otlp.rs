@@ -232,6 +232,13 @@ fn size(call: &Call) -> usize {
         + 64
 }
 
+/// A decimal index as a key holds it: only its canonical form (`0`, `12`;
+/// not `00` or `+0`), so that two keys never name the same index.
+fn index(text: &str) -> Option<usize> {
+    let i: usize = text.parse().ok()?;
+    (i.to_string() == text).then_some(i)
+}
+
 /// `call` with the schema of `def`.
 fn resolved(mut call: Call, def: &Def) -> Call {
     call.schema = match def {
@@ -385,7 +392,7 @@ fn span_defs(span: &Span) -> HashMap<String, Def> {
             let Some((i, field)) = rest.split_once('.') else {
                 continue;
             };
-            let Ok(i) = i.parse::<usize>() else {
+            let Some(i) = index(i) else {
                 continue;
             };
             let entry = legacy.entry(i).or_default();
@@ -485,7 +492,7 @@ fn span_calls(span: &Span) -> Vec<(Call, Option<String>)> {
         else {
             continue;
         };
-        let (Ok(i), Ok(j)) = (i.parse::<usize>(), j.parse::<usize>()) else {
+        let (Some(i), Some(j)) = (index(i), index(j)) else {
             continue;
         };
         let slot = match field {

@@ -63,6 +63,33 @@ fn string(key: &str, value: &str) -> serde_json::Value {
 }
 
 #[test]
+fn otlp_documents_without_a_trace_id_do_not_share_call_ids() {
+    let messages = json!([{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "call_0", "name": "t", "arguments": {"a": 1}}]}])
+    .to_string();
+    let document = otlp("", json!([string("gen_ai.output.messages", &messages)]));
+    let mut extractor = Extractor::new(Format::Otlp);
+    let mut found = Vec::new();
+    for line in 1..=3 {
+        found.extend(extractor.record_shared(line, &document).unwrap());
+    }
+    found.extend(extractor.finish_shared());
+    let lines: Vec<u64> = found.iter().map(|l| l.line).collect();
+    assert_eq!(lines, [1, 2, 3]);
+    // Within one document, the same id twice is one call.
+    let twice = json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+        {"name": "chat", "attributes": [string("gen_ai.output.messages", &messages)]},
+        {"name": "chat", "attributes": [string("gen_ai.output.messages", &messages)]}]}]}]})
+    .to_string();
+    assert_eq!(
+        canon_cli::formats::calls(Format::Otlp, &twice)
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
 fn otlp_indices_are_read_only_in_their_canonical_form() {
     // `00` and `+0` would name index 0 too: which name won depended on the
     // order of a hash map.

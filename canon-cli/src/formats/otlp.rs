@@ -105,13 +105,21 @@ impl State {
         for trace in defined {
             found.extend(self.release(trace));
         }
+        // The call ids of spans without a trace id: one document is one
+        // trace, so a repeated id in another document is another call.
+        let mut seen_here: HashSet<String> = HashSet::new();
         for span in &spans {
             for (call, id) in span_calls(span) {
                 if let Some(id) = id {
-                    if self.seen.len() >= SEEN {
-                        self.seen.clear();
-                    }
-                    if !self.seen.insert((span.trace.clone(), id)) {
+                    let new = if span.trace.is_empty() {
+                        seen_here.insert(id)
+                    } else {
+                        if self.seen.len() >= SEEN {
+                            self.seen.clear();
+                        }
+                        self.seen.insert((span.trace.clone(), id))
+                    };
+                    if !new {
                         continue;
                     }
                 }

@@ -419,11 +419,15 @@ pub fn calls(format: Format, record: &str) -> Result<Vec<Call>, String> {
 /// several batches, and the span that carries `gen_ai.tool.definitions`
 /// (an `invoke_agent` span ends last) may come after the tool calls. The
 /// calls of a trace that has no definition yet are held (at most
-/// [`Extractor::HELD`], and 64 MiB) until definitions of their trace
-/// arrive, or until [`finish`](Self::finish) gives them back as
-/// [`Schema::Unknown`]; a trace's definitions are taken to come together,
-/// so a call to a name its trace does not define is given back at once.
-/// The other formats hold nothing.
+/// [`Extractor::HELD`], and 64 MiB with their trace ids) until definitions
+/// of their trace arrive, or until [`finish`](Self::finish) gives them back
+/// as [`Schema::Unknown`]; a trace's definitions are taken to come
+/// together, so a call to a name its trace does not define is given back at
+/// once. The definitions of at most 16,384 traces and 64 MiB (names and
+/// schema texts; past either they are forgotten and gathered anew) and the
+/// ids of at most 2^20 calls (each as a 16-byte hash, for telling a call
+/// recorded twice) are kept; a trace id over 64 bytes (a real one is 32 hex
+/// digits) is kept as a hash of it. The other formats hold nothing.
 #[derive(Debug)]
 pub struct Extractor {
     format: Format,

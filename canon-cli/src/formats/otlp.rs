@@ -1,7 +1,9 @@
 //! OpenTelemetry traces in OTLP/JSON, read for the GenAI semantic
 //! conventions' tool definitions and tool calls.
 
+use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -26,11 +28,18 @@ const ANY_DEPTH: u32 = 64;
 /// Traces whose definitions are kept at once; past this they are
 /// forgotten and gathered anew.
 const TRACES: usize = 16_384;
-/// Bytes of held calls at most.
+/// Bytes of the definitions kept (trace ids, names and schema texts);
+/// past this they are forgotten and gathered anew.
+pub(super) const DEFS_BYTES: usize = 64 << 20;
+/// Bytes of held calls at most (their trace ids included).
 const HELD_BYTES: usize = 64 << 20;
 /// Call ids remembered for telling a call seen twice (on the chat span
-/// and on its `execute_tool` span); past this they are forgotten.
+/// and on its `execute_tool` span), each as a 128-bit hash of its trace
+/// and id; past this they are forgotten.
 const SEEN: usize = 1 << 20;
+/// The longest trace id kept as it is: a real one is 32 hex digits; a
+/// longer one is kept as a hash of it.
+const TRACE_ID: usize = 64;
 
 type Call = SharedCall;
 
@@ -39,6 +48,8 @@ type Call = SharedCall;
 pub(super) struct State {
     /// The tools each trace defines, by trace id.
     traces: HashMap<String, HashMap<String, Def>>,
+    /// The bytes of `traces`, roughly.
+    traces_bytes: usize,
     /// Calls of traces that have no definition yet, by trace id, with
     /// the order they came in and their line.
     held: HashMap<String, VecDeque<(u64, u64, Call)>>,
@@ -46,8 +57,11 @@ pub(super) struct State {
     order: VecDeque<(u64, String)>,
     next: u64,
     held_bytes: usize,
-    /// (trace id, call id) of the calls read.
-    seen: HashSet<(String, String)>,
+    /// The bytes of the trace ids in `order`.
+    order_bytes: usize,
+    /// A hash of (trace id, call id) of the calls read, for the calls
+    /// with a trace id (those without are told apart per document).
+    seen: HashSet<u128>,
 }
 
 /// A span, its attributes read into JSON values.
@@ -86,12 +100,21 @@ impl State {
                 continue;
             }
             if !span.trace.is_empty() {
-                if self.traces.len() >= TRACES && !self.traces.contains_key(&span.trace) {
+                let adding = defs.iter().map(|(n, d)| def_size(n, d)).sum::<usize>();
+                let new = !self.traces.contains_key(&span.trace);
+                if (self.traces.len() >= TRACES && new) || self.traces_bytes + adding > DEFS_BYTES {
                     self.traces.clear();
+                    self.traces_bytes = 0;
                 }
-                let known = self.traces.entry(span.trace.clone()).or_default();
+                let known = self.traces.entry(span.trace.clone()).or_insert_with(|| {
+                    self.traces_bytes += span.trace.len() + 64;
+                    HashMap::new()
+                });
                 for (name, def) in &defs {
-                    known.insert(name.clone(), def.clone());
+                    self.traces_bytes += def_size(name, def);
+                    if let Some(old) = known.insert(name.clone(), def.clone()) {
+                        self.traces_bytes = self.traces_bytes.saturating_sub(def_size(name, &old));
+                    }
                 }
                 if seen_traces.insert(&span.trace) {
                     defined.push(&span.trace);
@@ -107,17 +130,18 @@ impl State {
         }
         // The call ids of spans without a trace id: one document is one
         // trace, so a repeated id in another document is another call.
-        let mut seen_here: HashSet<String> = HashSet::new();
+        let mut seen_here: HashSet<u128> = HashSet::new();
         for span in &spans {
             for (call, id) in span_calls(span) {
                 if let Some(id) = id {
+                    let key = seen_key(&span.trace, &id);
                     let new = if span.trace.is_empty() {
-                        seen_here.insert(id)
+                        seen_here.insert(key)
                     } else {
                         if self.seen.len() >= SEEN {
                             self.seen.clear();
                         }
-                        self.seen.insert((span.trace.clone(), id))
+                        self.seen.insert(key)
                     };
                     if !new {
                         continue;
@@ -151,23 +175,28 @@ impl State {
     fn hold(&mut self, line: u64, trace: String, call: Call) -> Vec<Located<Arc<str>>> {
         let n = self.next;
         self.next += 1;
-        self.held_bytes += size(&call);
+        // The trace id is held twice: as the key of its calls and in
+        // `order`.
+        self.held_bytes += size(&call) + trace.len();
+        self.order_bytes += trace.len() + 40;
         self.order.push_back((n, trace.clone()));
         self.held
             .entry(trace)
             .or_default()
             .push_back((n, line, call));
         let mut evicted = Vec::new();
-        while self.order.len() > Extractor::HELD || self.held_bytes > HELD_BYTES {
+        while self.order.len() > Extractor::HELD || self.held_bytes + self.order_bytes > HELD_BYTES
+        {
             let Some((n, trace)) = self.order.pop_front() else {
                 break;
             };
+            self.order_bytes = self.order_bytes.saturating_sub(trace.len() + 40);
             if let Some(calls) = self.held.get_mut(&trace) {
                 // A trace's calls are held in order; one already released
                 // is no longer at the front.
                 if calls.front().is_some_and(|(m, _, _)| *m == n) {
                     if let Some((_, line, call)) = calls.pop_front() {
-                        self.held_bytes = self.held_bytes.saturating_sub(size(&call));
+                        self.held_bytes = self.held_bytes.saturating_sub(size(&call) + trace.len());
                         evicted.push(Located { line, call });
                     }
                 }
@@ -189,7 +218,7 @@ impl State {
         calls
             .into_iter()
             .map(|(_, line, call)| {
-                self.held_bytes = self.held_bytes.saturating_sub(size(&call));
+                self.held_bytes = self.held_bytes.saturating_sub(size(&call) + trace.len());
                 let call = match defs.get(&call.tool) {
                     Some(def) => resolved(call, def),
                     None => call,
@@ -205,6 +234,7 @@ impl State {
         calls.sort_by_key(|(n, _, _)| *n);
         self.order.clear();
         self.held_bytes = 0;
+        self.order_bytes = 0;
         calls
             .into_iter()
             .map(|(_, line, call)| Located { line, call })
@@ -238,6 +268,40 @@ fn size(call: &Call) -> usize {
         + call.arguments.as_ref().map_or(0, String::len)
         + call.label.as_ref().map_or(0, String::len)
         + 64
+}
+
+/// Roughly the bytes a definition takes.
+fn def_size(name: &str, def: &Def) -> usize {
+    name.len()
+        + match def {
+            Def::Schema(schema) => schema.len(),
+            Def::FreeForm | Def::Builtin => 0,
+        }
+        + 64
+}
+
+/// A 128-bit hash of a call's trace id and call id, for telling a call
+/// seen twice without keeping either.
+fn seen_key(trace: &str, id: &str) -> u128 {
+    let half = |seed: u8| {
+        let mut hasher = DefaultHasher::new();
+        seed.hash(&mut hasher);
+        trace.hash(&mut hasher);
+        id.hash(&mut hasher);
+        hasher.finish()
+    };
+    (u128::from(half(0)) << 64) | u128::from(half(1))
+}
+
+/// A span's trace id as kept: lowercased, or a hash of it (`~` and 16 hex
+/// digits, which no hex id is) when it is over [`TRACE_ID`] bytes.
+fn trace_id(text: &str) -> String {
+    if text.len() <= TRACE_ID {
+        return text.to_ascii_lowercase();
+    }
+    let mut hasher = DefaultHasher::new();
+    text.to_ascii_lowercase().hash(&mut hasher);
+    format!("~{:016x}", hasher.finish())
 }
 
 /// A decimal index as a key holds it: only its canonical form (`0`, `12`;
@@ -283,11 +347,10 @@ fn spans(resource_spans: &[Value]) -> Vec<Span> {
                     get(span, camel, snake)
                         .and_then(Value::as_str)
                         .unwrap_or_default()
-                        .to_ascii_lowercase()
                 };
                 spans.push(Span {
-                    trace: text("traceId", "trace_id"),
-                    id: text("spanId", "span_id"),
+                    trace: trace_id(text("traceId", "trace_id")),
+                    id: trace_id(text("spanId", "span_id")),
                     name: span
                         .get("name")
                         .and_then(Value::as_str)
@@ -551,4 +614,78 @@ fn call(
         label,
     };
     (call, id)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn document(trace: &str, attributes: Value) -> Value {
+        json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+            {"traceId": trace, "spanId": "00f067aa0ba902b7", "name": "chat", "attributes": attributes}]}]}]})
+    }
+
+    fn definitions(schema_bytes: usize) -> Value {
+        let description = "x".repeat(schema_bytes);
+        let tools = json!([{"type": "function", "name": "t",
+            "parameters": {"type": "object", "description": description}}]);
+        json!([{"key": DEFINITIONS, "value": {"stringValue": tools.to_string()}}])
+    }
+
+    fn execute(id: &str) -> Value {
+        json!([
+            {"key": OPERATION, "value": {"stringValue": "execute_tool"}},
+            {"key": TOOL_NAME, "value": {"stringValue": "u"}},
+            {"key": CALL_ID, "value": {"stringValue": id}},
+            {"key": CALL_ARGUMENTS, "value": {"stringValue": "{}"}}
+        ])
+    }
+
+    #[test]
+    fn long_trace_ids_are_kept_as_hashes_and_counted() {
+        let mut state = State::default();
+        let long = "a".repeat(100_000);
+        for i in 0..20 {
+            let trace = format!("{long}{i}");
+            // A call held for a definition that never comes.
+            let found = state
+                .document(i, &document(&trace, execute(&"c".repeat(50_000))))
+                .unwrap();
+            assert!(found.is_empty());
+        }
+        assert_eq!(state.held.len(), 20);
+        assert!(state.held.keys().all(|t| t.len() <= TRACE_ID));
+        assert!(state.order.iter().all(|(_, t)| t.len() <= TRACE_ID));
+        assert!(state.order_bytes >= 20 * 17);
+        // The seen call ids are hashes: 16 bytes each, whatever their length.
+        assert_eq!(state.seen.len(), 20);
+        assert_eq!(state.finish().len(), 20);
+    }
+
+    #[test]
+    fn definitions_are_bounded_in_bytes() {
+        let mut state = State::default();
+        let schema = 1 << 20;
+        for i in 0..80u64 {
+            let trace = format!("{i:032x}");
+            state
+                .document(i, &document(&trace, definitions(schema)))
+                .unwrap();
+            let held: usize = state
+                .traces
+                .iter()
+                .map(|(t, defs)| t.len() + defs.iter().map(|(n, d)| def_size(n, d)).sum::<usize>())
+                .sum();
+            assert!(
+                held <= state.traces_bytes,
+                "{held} > {}",
+                state.traces_bytes
+            );
+            assert!(state.traces_bytes <= DEFS_BYTES, "{}", state.traces_bytes);
+        }
+        // 80 MiB of definitions came; 64 MiB at most were kept.
+        assert!(state.traces.len() < 64);
+    }
 }

@@ -98,6 +98,88 @@ impl fmt::Display for Format {
     }
 }
 
+/// The characters of input text (a tool name, a pointer) shown on a
+/// terminal at most, by [`shown`].
+pub const SHOWN_CHARS: usize = 64;
+
+/// `text`, taken from the input, as it may be printed on a terminal: one
+/// line of at most `max` characters (at least 1), control characters (ESC
+/// among them), the line and paragraph separators U+2028 and U+2029, the
+/// bidirectional controls and the byte order mark escaped (`\n`,
+/// `\u{1b}`; an escape is never cut), and an ellipsis where it is cut.
+/// Reads at most `max + 1` characters of `text`, and what it gives is
+/// shown as it is again (`shown(shown(t, m), m) == shown(t, m)`). `--out`
+/// and `--json` keep the exact text, JSON-escaped; only what is printed
+/// for a person to read goes through here.
+///
+/// ```
+/// use canon_cli::formats::shown;
+///
+/// assert_eq!(shown("search_code", 64), "search_code");
+/// assert_eq!(shown("\u{1b}[2J\nx", 64), "\\u{1b}[2J\\nx");
+/// assert_eq!(shown(&"a".repeat(100), 8), "aaaaaaa…");
+/// ```
+pub fn shown(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    let max = max.max(1);
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{200e}'
+                    | '\u{200f}'
+                    | '\u{202a}'..='\u{202e}'
+                    | '\u{2066}'..='\u{2069}'
+                    | '\u{feff}'
+            )
+    };
+    let mut plain = true;
+    let mut count = 0;
+    for c in text.chars() {
+        count += 1;
+        if count > max || hidden(c) {
+            plain = false;
+            break;
+        }
+    }
+    if plain {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    // The length of `out` when it last held at most `max - 1` characters.
+    let mut cut = 0;
+    let mut count = 0;
+    for c in text.chars() {
+        let escape = match c {
+            '\n' => Some("\\n".to_owned()),
+            '\r' => Some("\\r".to_owned()),
+            '\t' => Some("\\t".to_owned()),
+            c if hidden(c) => Some(format!("\\u{{{:x}}}", u32::from(c))),
+            _ => None,
+        };
+        let (piece, n) = match &escape {
+            Some(escape) => (escape.as_str(), escape.len()),
+            None => ("", 1),
+        };
+        if count + n > max {
+            out.truncate(cut);
+            out.push('…');
+            return std::borrow::Cow::Owned(out);
+        }
+        if escape.is_some() {
+            out.push_str(piece);
+        } else {
+            out.push(c);
+        }
+        count += n;
+        if count < max {
+            cut = out.len();
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// A `--format` name that is none of [`Format::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownFormat(pub String);

@@ -180,7 +180,9 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
         None => Ok(()),
     };
     let on_malformed = |error: &LineError| {
-        progress.suspend(|| eprintln!("line {}: skipped: {}", error.line, error.reason));
+        // The reason may quote the input (a tool's name): escaped, short.
+        let reason = formats::shown(&error.reason, 240);
+        progress.suspend(|| eprintln!("line {}: skipped: {reason}", error.line));
     };
     let report = match format {
         Format::Canon => replay.run_with(input, |bytes| progress.inc(bytes), on_call, on_malformed),

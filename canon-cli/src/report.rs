@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::formats::{shown, SHOWN_CHARS};
 use crate::CallOutcome;
 
 /// The counts of a replay.
@@ -49,14 +50,17 @@ pub struct KindCount {
     pub example: Example,
 }
 
-/// One violation, as an example.
+/// One violation, as an example. The tool name and the pointer are kept
+/// as [`shown`](crate::formats::shown) gives them (escaped, cut to 64
+/// characters): a report stays small, and safe to print, whatever the
+/// input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Example {
     /// The input line.
     pub line: u64,
-    /// The tool called.
+    /// The tool called (escaped, and cut to 64 characters).
     pub tool: String,
-    /// The violation's pointer.
+    /// The violation's pointer (escaped, and cut to 64 characters).
     pub pointer: String,
     /// The message a model would read.
     pub message: String,
@@ -174,8 +178,8 @@ pub(crate) fn tally(report: &mut Report, outcome: &CallOutcome) {
 fn repair_example(outcome: &CallOutcome, repair: &canon::Repair) -> Example {
     Example {
         line: outcome.line,
-        tool: outcome.tool.clone(),
-        pointer: repair.pointer.to_string(),
+        tool: shown(&outcome.tool, SHOWN_CHARS).into_owned(),
+        pointer: shown(&repair.pointer, SHOWN_CHARS).into_owned(),
         message: format!("repaired ({})", repair.rule.as_str()),
     }
 }
@@ -183,8 +187,8 @@ fn repair_example(outcome: &CallOutcome, repair: &canon::Repair) -> Example {
 fn violation_example(outcome: &CallOutcome, violation: &canon::Violation) -> Example {
     Example {
         line: outcome.line,
-        tool: outcome.tool.clone(),
-        pointer: violation.pointer.clone(),
+        tool: shown(&outcome.tool, SHOWN_CHARS).into_owned(),
+        pointer: shown(&violation.pointer, SHOWN_CHARS).into_owned(),
         message: violation.message.clone(),
     }
 }
@@ -250,9 +254,9 @@ pub fn merge(reports: impl IntoIterator<Item = Report>) -> Result<Report, MergeE
                 index,
                 reason: format!(
                     "replayed with policy {} ({}), the first with policy {} ({})",
-                    next.policy,
+                    shown(&next.policy, SHOWN_CHARS),
                     objects(next.closed_objects),
-                    whole.policy,
+                    shown(&whole.policy, SHOWN_CHARS),
                     objects(whole.closed_objects)
                 ),
             });
@@ -331,11 +335,19 @@ fn kind_name(violation: &canon::Violation) -> String {
 /// Tools listed in the table; `--json` has them all.
 const TOOL_ROWS: usize = 12;
 
+/// Characters of a message (or a source's name) printed at most.
+const MESSAGE_CHARS: usize = 240;
+
 /// The report as the table `canon replay` prints: the totals, then the
 /// repaired calls per rule, the still-rejected calls per violation kind and
 /// the tools, each sorted by what repairs win (most calls first), with the
-/// first example of each.
+/// first example of each. Every text of the report (tool names, pointers,
+/// messages, reasons: a summary read back may hold anything) is printed as
+/// [`shown`](crate::formats::shown) gives it: escaped, and cut short.
 pub fn render(report: &Report, source: &str) -> String {
+    let name = |text: &str| shown(text, SHOWN_CHARS).into_owned();
+    let source = shown(source, MESSAGE_CHARS);
+    let policy = name(&report.policy);
     let t = &report.totals;
     let share = |n: u64| {
         if t.calls == 0 {
@@ -352,8 +364,8 @@ pub fn render(report: &Report, source: &str) -> String {
     };
     let _ = writeln!(
         out,
-        "canon replay: {} calls from {source}; policy {}; {objects}\n",
-        t.calls, report.policy
+        "canon replay: {} calls from {source}; policy {policy}; {objects}\n",
+        t.calls
     );
     let _ = writeln!(out, "  {:<24}{:>8}{:>9}", "", "calls", "share");
     for (label, n) in [
@@ -383,28 +395,29 @@ pub fn render(report: &Report, source: &str) -> String {
             t.skipped_calls
         );
         for (reason, n) in &report.skipped_by_reason {
-            let _ = writeln!(out, "    {n:>8}  {reason}");
+            let _ = writeln!(out, "    {n:>8}  {}", name(reason));
         }
     }
     let at = |e: &Example| {
         let pointer = if e.pointer.is_empty() {
-            "(arguments)"
+            "(arguments)".to_owned()
         } else {
-            &e.pointer
+            name(&e.pointer)
         };
-        format!("line {}, {} {pointer}", e.line, e.tool)
+        format!("line {}, {} {pointer}", e.line, name(&e.tool))
     };
     if !report.repairs_by_rule.is_empty() {
         let _ = writeln!(out, "\nrepaired calls, by rule (calls, first repair)");
         let mut rules: Vec<_> = report.repairs_by_rule.iter().collect();
         rules.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         for (rule, n) in rules {
+            let rule_name = name(rule);
             match report.repair_examples.get(rule) {
                 Some(e) => {
-                    let _ = writeln!(out, "  {rule:<24}{n:>8}   {}", at(e));
+                    let _ = writeln!(out, "  {rule_name:<24}{n:>8}   {}", at(e));
                 }
                 None => {
-                    let _ = writeln!(out, "  {rule:<24}{n:>8}");
+                    let _ = writeln!(out, "  {rule_name:<24}{n:>8}");
                 }
             }
         }
@@ -420,10 +433,11 @@ pub fn render(report: &Report, source: &str) -> String {
             let e = &count.example;
             let _ = writeln!(
                 out,
-                "  {kind:<16}{:>8}   {}: {}",
+                "  {:<16}{:>8}   {}: {}",
+                name(kind),
                 count.calls,
                 at(e),
-                e.message
+                shown(&e.message, MESSAGE_CHARS)
             );
         }
     }
@@ -443,12 +457,15 @@ pub fn render(report: &Report, source: &str) -> String {
             out,
             "\ntools with calls a strict binder rejects (calls, repaired, still rejected, first)"
         );
-        for (name, c) in tools.iter().take(TOOL_ROWS) {
+        for (tool, c) in tools.iter().take(TOOL_ROWS) {
             let first = c.example.as_ref().map(at).unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  {name:<32}{:>8}{:>10}{:>10}   {first}",
-                c.calls, c.accepted_after_repair, c.still_rejected
+                "  {:<32}{:>8}{:>10}{:>10}   {first}",
+                name(tool),
+                c.calls,
+                c.accepted_after_repair,
+                c.still_rejected
             );
         }
         if tools.len() > TOOL_ROWS {

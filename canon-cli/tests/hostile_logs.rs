@@ -117,3 +117,76 @@ fn otlp_indices_are_read_only_in_their_canonical_form() {
         assert!(matches!(found[0].schema, Schema::Declared(_)));
     }
 }
+
+/// Runs `canon replay` with `args` and `input` on standard input: (exit
+/// success, stdout, stderr).
+fn canon(args: &[&str], input: &str) -> (bool, String, String) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_canon"))
+        .arg("replay")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// A temporary path for this test process.
+fn temp(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("canon-hostile-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn input_text_reaches_the_terminal_escaped_and_short() {
+    let evil = format!("\u{1b}[2J\nrm -rf /\u{2028}{}", "x".repeat(500));
+    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    let long_key = format!("k\u{1b}]0;{}", "y".repeat(300));
+    let mut lines = String::new();
+    // Rejected (a key no schema declares, with a control character in it),
+    // repaired, and malformed (no schema for the tool).
+    lines.push_str(
+        &json!({"tool": evil, "schema": schema, "arguments": {(long_key.clone()): 1}}).to_string(),
+    );
+    lines.push('\n');
+    lines.push_str(&json!({"tool": evil, "schema": schema, "arguments": {"n": "7"}}).to_string());
+    lines.push('\n');
+    lines.push_str(&json!({"tool": evil, "arguments": {}}).to_string());
+    lines.push('\n');
+    let out = temp("escaped.jsonl");
+    let (ok, stdout, stderr) = canon(
+        &["--policy", "all", "--out", out.to_str().unwrap(), "-"],
+        &lines,
+    );
+    assert!(ok, "{stderr}");
+    for text in [&stdout, &stderr] {
+        assert!(!text.contains('\u{1b}'), "{text}");
+        assert!(!text.contains('\u{2028}'), "{text}");
+        assert!(!text.contains("\nrm -rf"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() < 400), "{text}");
+    }
+    assert!(
+        stdout.contains("\\u{1b}[2J\\nrm -rf /\\u{2028}"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("line 3: skipped"), "{stderr}");
+    // --out keeps the exact text.
+    let written = std::fs::read_to_string(&out).unwrap();
+    let first: serde_json::Value = serde_json::from_str(written.lines().next().unwrap()).unwrap();
+    assert_eq!(first["tool"], evil.as_str());
+    std::fs::remove_file(&out).unwrap();
+    // The shown form is idempotent and bounded.
+    let once = canon_cli::formats::shown(&evil, 64);
+    assert_eq!(once.chars().count(), 64);
+    assert_eq!(canon_cli::formats::shown(&once, 64), once);
+}

@@ -12,7 +12,7 @@
 use crate::schema::MAX_DEPTH;
 use std::collections::HashMap;
 
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
 
 use crate::schema::types as ty;
 
@@ -32,25 +32,6 @@ const ANNOTATIONS: [&str; 14] = [
     "definitions",
     "contentEncoding",
     "contentMediaType",
-];
-
-/// Keywords the check evaluates.
-const EVALUATED: [&str; 15] = [
-    "type",
-    "enum",
-    "const",
-    "properties",
-    "required",
-    "additionalProperties",
-    "items",
-    "minItems",
-    "maxItems",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
 ];
 
 /// Integers beyond this are not compared as doubles.
@@ -311,33 +292,25 @@ impl<'s> Compiler<'s> {
             Value::Object(obj) => obj,
             _ => return self.push(Node::Unsure),
         };
+        let keywords = Keywords::of(obj, root);
         let asserts_format = self.formats
-            && obj
-                .get("format")
+            && keywords
+                .format
                 .and_then(Value::as_str)
                 .is_some_and(crate::schema::constraint::asserted_format);
         if asserts_format {
             return self.push(Node::Unsure);
         }
-        let known = |key: &str| {
-            ANNOTATIONS.contains(&key)
-                || EVALUATED.contains(&key)
-                || key.starts_with("x-")
-                || (root && key == "$id")
-        };
-        if let Some(reference) = obj.get("$ref") {
-            let alone = obj
-                .keys()
-                .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()) || k.starts_with("x-"));
+        if let Some(reference) = keywords.reference {
             return match reference.as_str() {
-                Some(reference) if alone => self.reference(reference),
+                Some(reference) if keywords.alone => self.reference(reference),
                 _ => self.push(Node::Unsure),
             };
         }
-        if !obj.keys().all(|k| known(k)) {
+        if !keywords.known {
             return self.push(Node::Unsure);
         }
-        match self.typed(schema, depth) {
+        match self.typed(&keywords, depth) {
             Some(typed) => self.push(Node::Typed(typed)),
             None => self.push(Node::Unsure),
         }
@@ -364,12 +337,12 @@ impl<'s> Compiler<'s> {
         id
     }
 
-    fn typed(&mut self, schema: &'s Value, depth: usize) -> Option<Typed> {
+    fn typed(&mut self, schema: &Keywords<'s>, depth: usize) -> Option<Typed> {
         let mut typed = Typed {
-            types: ty::admitted(schema)?,
+            types: ty::admitted(schema.kind)?,
             ..Typed::default()
         };
-        match (schema.get("enum"), schema.get("const")) {
+        match (schema.values, schema.constant) {
             (Some(Value::Array(values)), None) => typed.values = Some(values.clone()),
             (None, Some(value)) => typed.values = Some(vec![value.clone()]),
             (None, None) => {}
@@ -385,7 +358,7 @@ impl<'s> Compiler<'s> {
             return None;
         }
         let mut required: Vec<&str> = Vec::new();
-        match schema.get("required") {
+        match schema.required {
             None => {}
             Some(Value::Array(names)) => {
                 for name in names {
@@ -394,7 +367,7 @@ impl<'s> Compiler<'s> {
             }
             Some(_) => return None,
         }
-        match schema.get("properties") {
+        match schema.properties {
             None => {}
             Some(Value::Object(properties)) => {
                 for (name, sub) in properties {
@@ -417,30 +390,105 @@ impl<'s> Compiler<'s> {
             return None;
         }
         typed.required = required.len();
-        typed.additional = match schema.get("additionalProperties") {
+        typed.additional = match schema.additional {
             None | Some(Value::Bool(true)) => Additional::Any,
             Some(Value::Bool(false)) => Additional::Deny,
             Some(sub @ Value::Object(_)) => Additional::Schema(self.schema(sub, depth + 1, false)),
             Some(_) => return None,
         };
-        typed.items = match schema.get("items") {
+        typed.items = match schema.items {
             None | Some(Value::Bool(true)) => None,
             Some(sub @ Value::Object(_)) => Some(self.schema(sub, depth + 1, false)),
             Some(_) => return None,
         };
-        typed.min_items = count(schema, "minItems")?;
-        typed.max_items = count(schema, "maxItems")?;
-        typed.min_length = count(schema, "minLength")?;
-        typed.max_length = count(schema, "maxLength")?;
-        typed.minimum = bound(schema, "minimum")?;
-        typed.maximum = bound(schema, "maximum")?;
-        typed.exclusive_minimum = bound(schema, "exclusiveMinimum")?;
-        typed.exclusive_maximum = bound(schema, "exclusiveMaximum")?;
+        typed.min_items = count(schema.min_items)?;
+        typed.max_items = count(schema.max_items)?;
+        typed.min_length = count(schema.min_length)?;
+        typed.max_length = count(schema.max_length)?;
+        typed.minimum = bound(schema.minimum)?;
+        typed.maximum = bound(schema.maximum)?;
+        typed.exclusive_minimum = bound(schema.exclusive_minimum)?;
+        typed.exclusive_maximum = bound(schema.exclusive_maximum)?;
         typed.simple = simple(
             &typed,
             |id| matches!(&self.nodes[id as usize], Node::Typed(t) if matches!(t.simple, Simple::String)),
         );
         Some(typed)
+    }
+}
+
+/// The keywords of one schema object, found in one pass over its members
+/// (a lookup by name hashes the name, and there are a dozen to look up).
+#[derive(Default)]
+struct Keywords<'s> {
+    reference: Option<&'s Value>,
+    format: Option<&'s Value>,
+    kind: Option<&'s Value>,
+    values: Option<&'s Value>,
+    constant: Option<&'s Value>,
+    required: Option<&'s Value>,
+    properties: Option<&'s Value>,
+    additional: Option<&'s Value>,
+    items: Option<&'s Value>,
+    min_items: Option<&'s Value>,
+    max_items: Option<&'s Value>,
+    min_length: Option<&'s Value>,
+    max_length: Option<&'s Value>,
+    minimum: Option<&'s Value>,
+    maximum: Option<&'s Value>,
+    exclusive_minimum: Option<&'s Value>,
+    exclusive_maximum: Option<&'s Value>,
+    /// Every member is an annotation, a keyword the check evaluates (a
+    /// field above), an `x-` extension or (at the root) `$id`.
+    known: bool,
+    /// Every member is `$ref`, an annotation or an `x-` extension.
+    alone: bool,
+}
+
+impl<'s> Keywords<'s> {
+    fn of(obj: &'s Map<String, Value>, root: bool) -> Keywords<'s> {
+        let mut k = Keywords {
+            known: true,
+            alone: true,
+            ..Keywords::default()
+        };
+        for (key, value) in obj {
+            let key = key.as_str();
+            let slot = match key {
+                "$ref" => {
+                    k.reference = Some(value);
+                    // Not known, but the reference decides first.
+                    continue;
+                }
+                "format" => &mut k.format,
+                "type" => &mut k.kind,
+                "enum" => &mut k.values,
+                "const" => &mut k.constant,
+                "required" => &mut k.required,
+                "properties" => &mut k.properties,
+                "additionalProperties" => &mut k.additional,
+                "items" => &mut k.items,
+                "minItems" => &mut k.min_items,
+                "maxItems" => &mut k.max_items,
+                "minLength" => &mut k.min_length,
+                "maxLength" => &mut k.max_length,
+                "minimum" => &mut k.minimum,
+                "maximum" => &mut k.maximum,
+                "exclusiveMinimum" => &mut k.exclusive_minimum,
+                "exclusiveMaximum" => &mut k.exclusive_maximum,
+                _ => {
+                    if !(ANNOTATIONS.contains(&key) || key.starts_with("x-")) {
+                        k.alone = false;
+                        k.known &= root && key == "$id";
+                    }
+                    continue;
+                }
+            };
+            *slot = Some(value);
+            // `format` is an annotation; the rest are evaluated.
+            k.alone &= key == "format";
+        }
+        k
     }
 }
 
@@ -493,8 +541,8 @@ fn contains_number(value: &Value) -> bool {
 }
 
 /// `Some(None)` when absent, `None` when present but not a count.
-fn count(schema: &Value, key: &str) -> Option<Option<u64>> {
-    match schema.get(key) {
+fn count(keyword: Option<&Value>) -> Option<Option<u64>> {
+    match keyword {
         None => Some(None),
         Some(value) => value.as_u64().map(Some),
     }
@@ -502,8 +550,8 @@ fn count(schema: &Value, key: &str) -> Option<Option<u64>> {
 
 /// `Some(None)` when absent, `None` when present but not a number exact as
 /// a double (draft-04's boolean `exclusiveMinimum`, say).
-fn bound(schema: &Value, key: &str) -> Option<Option<f64>> {
-    match schema.get(key) {
+fn bound(keyword: Option<&Value>) -> Option<Option<f64>> {
+    match keyword {
         None => Some(None),
         Some(Value::Number(n)) => {
             let x = n.as_f64()?;

@@ -63,10 +63,11 @@ pub(crate) fn names(schema: &Value) -> Option<Vec<&str>> {
     listed(schema.get("type")?)
 }
 
-/// The bits `schema`'s `type` keyword admits: all of them when it has
-/// none; `None` when the keyword is malformed or names an unknown type.
-pub(crate) fn admitted(schema: &Value) -> Option<u8> {
-    match schema.get("type") {
+/// The bits a schema's `type` keyword (`None` when it has none) admits:
+/// all of them when absent; `None` when the keyword is malformed or names
+/// an unknown type.
+pub(crate) fn admitted(keyword: Option<&Value>) -> Option<u8> {
+    match keyword {
         None => Some(ALL),
         Some(Value::String(t)) => named(t),
         Some(Value::Array(ts)) => ts

@@ -718,63 +718,75 @@ pub(crate) fn normalize(schema: &Value, closed: bool) -> Value {
             }
         }
     }
-    let mut dangling = Vec::new();
-    collect_dangling(schema, schema, 0, &mut dangling);
-    rewrite(&mut out, closed, &dangling, 0);
+    rewrite(schema, &mut out, closed, 0);
     out
 }
 
-/// `$ref`s that do not resolve to a place in `root`.
-fn collect_dangling<'s>(root: &Value, schema: &'s Value, depth: usize, out: &mut Vec<&'s str>) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let Value::Object(obj) = schema else { return };
-    if let Some(Value::String(reference)) = obj.get("$ref") {
-        // A plain-name fragment (an `$anchor`) is left to the validator.
-        let resolves = refs::target(root, reference).is_some() || refs::is_anchor(reference);
-        if !resolves {
-            out.push(reference);
-        }
-    }
-    walk::children(obj, |sub| collect_dangling(root, sub, depth + 1, out));
+/// True when `reference` resolves to no place in `root` (a plain-name
+/// fragment, an `$anchor`, is left to the validator).
+fn dangles(root: &Value, reference: &str) -> bool {
+    refs::target(root, reference).is_none() && !refs::is_anchor(reference)
 }
 
-fn rewrite(schema: &mut Value, closed: bool, dangling: &[&str], depth: usize) {
+/// Normalizes `schema` (a copy of a part of `root`) in place, in one pass
+/// over its members: every keyword lookup hashes the key, and a schema
+/// object has a few dozen keywords to look for.
+fn rewrite(root: &Value, schema: &mut Value, closed: bool, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }
     let Value::Object(obj) = schema else { return };
-    if obj
-        .get("$ref")
-        .and_then(Value::as_str)
-        .is_some_and(|r| dangling.contains(&r))
-    {
+    let mut dangling = false;
+    let mut nullable: Option<bool> = None;
+    let mut properties = false;
+    let mut open = false;
+    for (key, sub) in obj.iter_mut() {
+        let key = key.as_str();
+        match key {
+            "$ref" => dangling = sub.as_str().is_some_and(|r| dangles(root, r)),
+            "nullable" => nullable = Some(*sub == Value::Bool(true)),
+            "additionalProperties" | "patternProperties" | "unevaluatedProperties" => open = true,
+            _ => {}
+        }
+        if key == "properties" {
+            properties = sub.is_object();
+        }
+        // The branches of an `allOf` each see only part of an object:
+        // closing them would refuse what the other branches declare.
+        let closed = closed && key != "allOf";
+        if walk::ONE.contains(&key) {
+            match sub {
+                Value::Array(subs) => subs
+                    .iter_mut()
+                    .for_each(|sub| rewrite(root, sub, closed, depth + 1)),
+                sub => rewrite(root, sub, closed, depth + 1),
+            }
+        } else if walk::LIST.contains(&key) {
+            if let Value::Array(subs) = sub {
+                subs.iter_mut()
+                    .for_each(|sub| rewrite(root, sub, closed, depth + 1));
+            }
+        } else if walk::MAP.contains(&key) {
+            if let Value::Object(subs) = sub {
+                subs.values_mut()
+                    .for_each(|sub| rewrite(root, sub, closed, depth + 1));
+            }
+        }
+    }
+    // The members' own changes, in the order they were always made (a
+    // removal can move the last member into the removed one's place).
+    if dangling {
         obj.remove("$ref");
     }
-    if let Some(nullable) = obj.remove("nullable") {
-        if nullable == Value::Bool(true) {
+    if let Some(nullable) = nullable {
+        obj.remove("nullable");
+        if nullable {
             walk::add_null(obj);
         }
     }
-    if closed
-        && obj.get("properties").is_some_and(Value::is_object)
-        && ![
-            "additionalProperties",
-            "patternProperties",
-            "unevaluatedProperties",
-        ]
-        .iter()
-        .any(|k| obj.contains_key(*k))
-    {
+    if closed && properties && !open {
         obj.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
-    let _ = walk::children_mut(obj, |key, _, sub| {
-        // The branches of an `allOf` each see only part of an object:
-        // closing them would refuse what the other branches declare.
-        rewrite(sub, closed && key != "allOf", dangling, depth + 1);
-        Ok::<(), ()>(())
-    });
 }
 
 #[cfg(test)]

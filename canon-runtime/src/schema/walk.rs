@@ -30,27 +30,6 @@ pub(crate) const MAP: [&str; 5] = [
     "dependentSchemas",
 ];
 
-/// Calls `f` on each direct subschema of `obj`.
-pub(crate) fn children<'s>(obj: &'s Map<String, Value>, mut f: impl FnMut(&'s Value)) {
-    for key in ONE {
-        match obj.get(key) {
-            Some(Value::Array(subs)) => subs.iter().for_each(&mut f),
-            Some(sub) => f(sub),
-            None => {}
-        }
-    }
-    for key in LIST {
-        if let Some(Value::Array(subs)) = obj.get(key) {
-            subs.iter().for_each(&mut f);
-        }
-    }
-    for key in MAP {
-        if let Some(Value::Object(subs)) = obj.get(key) {
-            subs.values().for_each(&mut f);
-        }
-    }
-}
-
 /// Calls `f` on each direct subschema of `obj` with its keyword and its
 /// pointer relative to `obj` (`/properties/name`, `/anyOf/0`, `/items`),
 /// stopping at the first error.

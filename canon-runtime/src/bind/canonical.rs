@@ -4,6 +4,7 @@
 use crate::schema::{refs, MAX_DEPTH};
 use std::borrow::Cow;
 use std::fmt::{self, Write};
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
@@ -64,7 +65,12 @@ pub struct Canonicalizer {
     schema: Value,
     plan: Plan,
     check: Check,
-    validator: jsonschema::Validator,
+    /// `format` asserted by the validator.
+    formats: bool,
+    /// Built when a call first needs it (most calls are decided by `check`
+    /// alone), unless compiling had to build it to tell whether the schema
+    /// is one.
+    validator: OnceLock<jsonschema::Validator>,
 }
 
 /// How to compile a [`Canonicalizer`]: the tool's name (for errors and
@@ -135,10 +141,14 @@ impl CanonicalizerOptions {
     pub fn compile(self, schema: &Value) -> Result<Canonicalizer, SchemaError> {
         let schema_in = schema;
         let schema = normalize(schema, self.closed);
-        let validator = jsonschema::options()
-            .should_validate_formats(self.formats)
-            .build(&schema)
-            .map_err(|_| SchemaError::of(schema_in))?;
+        let validator = OnceLock::new();
+        // A plain schema its meta-schema accepts always builds: its
+        // validator waits until a call needs it. Any other is built now,
+        // which is how it is known to be a schema.
+        if !(plain(&schema, self.formats, 0) && jsonschema::meta::is_valid(&schema)) {
+            let built = build(&schema, self.formats).map_err(|_| SchemaError::of(schema_in))?;
+            let _ = validator.set(built);
+        }
         Ok(Canonicalizer {
             tool: self.tool.unwrap_or(Cow::Borrowed("tool")),
             policy: self.policy,
@@ -146,9 +156,86 @@ impl CanonicalizerOptions {
             limits: self.limits,
             plan: Plan::compile_with(&schema, plan_policy(self.policy)),
             check: Check::compile(&schema, self.limits.max_depth, self.formats),
+            formats: self.formats,
             schema,
             validator,
         })
+    }
+}
+
+/// The validator of the normalized `schema`.
+fn build(
+    schema: &Value,
+    formats: bool,
+) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
+    jsonschema::options()
+        .should_validate_formats(formats)
+        .build(schema)
+}
+
+/// True when `jsonschema` builds a validator of `schema` whenever the
+/// schema passes its meta-schema, so that building it can wait: draft
+/// 2020-12, and every schema object made only of keywords whose
+/// compilation refuses nothing the meta-schema admits, read as canon reads
+/// them (known type names, counts that fit a `u64`), with no reference,
+/// identifier, pattern, or (when formats assert) `format`. A `$schema`
+/// member anywhere but at the root takes the validator's other route
+/// (embedded resources): not plain either.
+fn plain(schema: &Value, formats: bool, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    let obj = match schema {
+        Value::Bool(_) => return true,
+        Value::Object(obj) => obj,
+        _ => return false,
+    };
+    let sub = |value: &Value| match value {
+        Value::Bool(_) => true,
+        Value::Object(_) => plain(value, formats, depth + 1),
+        _ => false,
+    };
+    obj.iter().all(|(key, value)| match key.as_str() {
+        "$schema" => {
+            depth == 0
+                && matches!(
+                    value.as_str(),
+                    Some(
+                        "https://json-schema.org/draft/2020-12/schema"
+                            | "http://json-schema.org/draft/2020-12/schema"
+                    )
+                )
+        }
+        "type" => crate::schema::types::admitted(Some(value)).is_some(),
+        "properties" => value.as_object().is_some_and(|properties| {
+            properties
+                .iter()
+                .all(|(name, value)| name != "$schema" && sub(value))
+        }),
+        "additionalProperties" | "items" => sub(value),
+        "required" => value
+            .as_array()
+            .is_some_and(|names| names.iter().all(Value::is_string)),
+        "enum" => value.is_array() && !names_schema(value, 0),
+        "minItems" | "maxItems" | "minLength" | "maxLength" => value.as_u64().is_some(),
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => value.is_number(),
+        "format" => !formats && value.is_string(),
+        "const" | "description" | "title" | "default" | "examples" | "$comment" | "deprecated"
+        | "readOnly" | "writeOnly" => !names_schema(value, 0),
+        key => key.starts_with("x-") && !names_schema(value, 0),
+    })
+}
+
+/// True when a `$schema` member is anywhere in `value` (or it nests too
+/// deep to tell).
+fn names_schema(value: &Value, depth: usize) -> bool {
+    match value {
+        _ if depth > MAX_DEPTH => true,
+        Value::Object(members) => members
+            .iter()
+            .any(|(key, value)| key == "$schema" || names_schema(value, depth + 1)),
+        Value::Array(items) => items.iter().any(|item| names_schema(item, depth + 1)),
+        _ => false,
     }
 }
 
@@ -313,12 +400,16 @@ impl Canonicalizer {
 
     /// The compiled validator of [`schema`](Self::schema).
     pub(crate) fn validator(&self) -> &jsonschema::Validator {
-        &self.validator
+        self.validator.get_or_init(|| {
+            // Only a plain schema's validator is left unbuilt, and one
+            // that passed its meta-schema always builds (see `plain`).
+            build(&self.schema, self.formats).expect("a plain schema's validator builds")
+        })
     }
 
     /// True when `args` is valid as sent, with no rule applied.
     pub fn is_valid(&self, args: &Value) -> bool {
-        self.check.accepts(args) || self.validator.is_valid(args)
+        self.check.accepts(args) || self.validator().is_valid(args)
     }
 
     /// Applies the policy's rules to `args` in place and returns the
@@ -440,7 +531,7 @@ impl Canonicalizer {
         if self.limits.too_deep(args) {
             return Err(Failure::TooDeep);
         }
-        if self.validator.is_valid(args) {
+        if self.validator().is_valid(args) {
             return Ok(Vec::new());
         }
         let Some(root) = self.plan.root_id() else {
@@ -484,7 +575,7 @@ impl Canonicalizer {
             let mut undo: Vec<String> = Vec::new();
             if !self.check.accepts(args) {
                 let mut undone = vec![false; repaired.repairs.len()];
-                for error in self.validator.iter_errors(args) {
+                for error in self.validator().iter_errors(args) {
                     invalid = true;
                     let at = error.instance_path().as_str();
                     for (repair, undone) in repaired.repairs.iter().zip(&mut undone) {
@@ -516,7 +607,7 @@ impl Canonicalizer {
     fn reject(&self, value: &Value, refused: Vec<(String, Verdict)>) -> BindError {
         let (violations, more) = diagnose::explain(
             &self.schema,
-            Some(&self.validator),
+            Some(self.validator()),
             value,
             refused,
             self.limits.max_listed.max(1),

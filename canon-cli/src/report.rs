@@ -83,6 +83,16 @@ pub struct ToolCount {
     pub example: Option<Example>,
 }
 
+/// Distinct tools [`Report::by_tool`] counts apart at most: the calls of
+/// any further tool are counted under [`OTHER_TOOLS`], so that a report
+/// stays small whatever the input (50,000 distinct 2 KB names would
+/// otherwise take hundreds of megabytes).
+pub const TOOLS_TRACKED: usize = 10_000;
+
+/// The [`Report::by_tool`] entry that counts the calls of the tools past
+/// [`TOOLS_TRACKED`] (and of a tool of this very name).
+pub const OTHER_TOOLS: &str = "(other tools)";
+
 /// What a replay found.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -100,7 +110,11 @@ pub struct Report {
     pub repair_examples: BTreeMap<String, Example>,
     /// Per violation kind among the still-rejected calls.
     pub still_rejected_by_kind: BTreeMap<String, KindCount>,
-    /// Per tool.
+    /// Per tool, by name as [`shown`](crate::formats::shown) gives it
+    /// (escaped, cut to 64 characters: two names alike in their first 63
+    /// characters are counted together). The first [`TOOLS_TRACKED`]
+    /// distinct tools in input order are counted apart; the calls of any
+    /// other are counted under [`OTHER_TOOLS`].
     #[serde(default)]
     pub by_tool: BTreeMap<String, ToolCount>,
     /// Calls of a trace not replayed, per reason.
@@ -115,7 +129,7 @@ pub(crate) fn tally(report: &mut Report, outcome: &CallOutcome) {
         return;
     }
     t.calls += 1;
-    let tool = report.by_tool.entry(outcome.tool.clone()).or_default();
+    let tool = tool_entry(&mut report.by_tool, &outcome.tool);
     tool.calls += 1;
     match outcome.outcome {
         "accepted" => {
@@ -175,6 +189,20 @@ pub(crate) fn tally(report: &mut Report, outcome: &CallOutcome) {
     }
 }
 
+/// The [`Report::by_tool`] entry that counts the calls of `tool`: its
+/// own while fewer than [`TOOLS_TRACKED`] tools are counted apart (or it
+/// is one of them), else [`OTHER_TOOLS`].
+fn tool_entry<'a>(by_tool: &'a mut BTreeMap<String, ToolCount>, tool: &str) -> &'a mut ToolCount {
+    let name = shown(tool, SHOWN_CHARS);
+    if !by_tool.contains_key(&*name) {
+        let apart = by_tool.len() - usize::from(by_tool.contains_key(OTHER_TOOLS));
+        if name == OTHER_TOOLS || apart >= TOOLS_TRACKED {
+            return by_tool.entry(OTHER_TOOLS.to_owned()).or_default();
+        }
+    }
+    by_tool.entry(name.into_owned()).or_default()
+}
+
 fn repair_example(outcome: &CallOutcome, repair: &canon::Repair) -> Example {
     Example {
         line: outcome.line,
@@ -228,6 +256,13 @@ impl std::error::Error for MergeError {}
 /// are the first in input order, their line numbers counted from the start
 /// of the whole). The shards must have been replayed with the same policy
 /// and object reading; no summary at all gives an empty report.
+///
+/// When the whole input calls more than [`TOOLS_TRACKED`] distinct tools,
+/// the totals and the per-tool counts' sum stay exact, but which tools are
+/// counted apart may differ from one replay of the whole: a summary keeps
+/// its tools by name, not in input order, so the tools a shard adds past
+/// the cap are taken in name order, the rest counted under
+/// [`OTHER_TOOLS`].
 ///
 /// # Errors
 /// A shard replayed with another policy or object reading than the first.
@@ -301,7 +336,7 @@ pub fn merge(reports: impl IntoIterator<Item = Report>) -> Result<Report, MergeE
             }
         }
         for (name, n) in next.by_tool {
-            let tool = whole.by_tool.entry(name).or_default();
+            let tool = tool_entry(&mut whole.by_tool, &name);
             tool.calls += n.calls;
             tool.accepted_strictly += n.accepted_strictly;
             tool.accepted_after_repair += n.accepted_after_repair;

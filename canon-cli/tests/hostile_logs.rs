@@ -190,3 +190,61 @@ fn input_text_reaches_the_terminal_escaped_and_short() {
     assert_eq!(once.chars().count(), 64);
     assert_eq!(canon_cli::formats::shown(&once, 64), once);
 }
+
+/// `n` canon lines, each calling a distinct tool with a long name, every
+/// third call repaired.
+fn distinct_tools(n: usize, from: usize) -> String {
+    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    let mut text = String::new();
+    for i in from..from + n {
+        let tool = format!("{i:06}{}", "t".repeat(2_000));
+        let arguments = if i % 3 == 0 {
+            json!({"n": [1]})
+        } else {
+            json!({"n": 1})
+        };
+        text.push_str(&json!({"tool": tool, "schema": schema, "arguments": arguments}).to_string());
+        text.push('\n');
+    }
+    text
+}
+
+fn replay_text(text: &str) -> canon_cli::Report {
+    canon_cli::Replay::new(canon::Policy::DEFAULT, canon_cli::Tools::default())
+        .run(text.as_bytes(), |_| {}, |_| Ok(()))
+        .unwrap()
+}
+
+#[test]
+fn tools_counted_apart_are_capped() {
+    let (cap, over) = (10_000, 50);
+    let report = replay_text(&distinct_tools(cap + over, 0));
+    assert_eq!(report.totals.calls, (cap + over) as u64);
+    // The first 10,000 tools apart, the 50 after them together.
+    assert_eq!(report.by_tool.len(), cap + 1);
+    assert_eq!(report.by_tool["(other tools)"].calls, over as u64);
+    let sum: u64 = report.by_tool.values().map(|c| c.calls).sum();
+    assert_eq!(sum, report.totals.calls);
+    // Names kept short: 64 characters at most, whatever the input.
+    let held: usize = report.by_tool.keys().map(String::len).sum();
+    assert!(held <= (cap + 1) * 64 * 3, "{held}");
+    assert!(report.by_tool.keys().all(|k| k.chars().count() <= 64));
+
+    // Under the cap, shards merge to exactly the whole.
+    let whole = replay_text(&distinct_tools(300, 0));
+    let merged = canon_cli::merge([
+        replay_text(&distinct_tools(150, 0)),
+        replay_text(&distinct_tools(150, 150)),
+    ])
+    .unwrap();
+    assert_eq!(merged, whole);
+
+    // Over it, the totals and the per-tool sum stay exact, and the cap holds.
+    let a = replay_text(&distinct_tools(6_000, 0));
+    let b = replay_text(&distinct_tools(6_000, 6_000));
+    let merged = canon_cli::merge([a, b]).unwrap();
+    assert_eq!(merged.totals.calls, 12_000);
+    assert_eq!(merged.by_tool.len(), cap + 1);
+    let sum: u64 = merged.by_tool.values().map(|c| c.calls).sum();
+    assert_eq!(sum, 12_000);
+}

@@ -229,7 +229,7 @@ pub(crate) fn finish(report: &mut Report, lines: u64) {
     t.failure_rate_before = 0.0;
     t.failure_rate_after = 0.0;
     if t.calls > 0 {
-        t.failure_rate_before = (t.calls - t.accepted_strictly) as f64 / t.calls as f64;
+        t.failure_rate_before = t.calls.saturating_sub(t.accepted_strictly) as f64 / t.calls as f64;
         t.failure_rate_after = t.still_rejected as f64 / t.calls as f64;
     }
 }
@@ -265,7 +265,11 @@ impl std::error::Error for MergeError {}
 /// [`OTHER_TOOLS`].
 ///
 /// # Errors
-/// A shard replayed with another policy or object reading than the first.
+/// A shard replayed with another policy or object reading than the first;
+/// a summary whose totals do not add up (calls accepted strictly, after
+/// repair and still rejected are not its calls: not one `canon replay`
+/// wrote); counts or line numbers whose sum overflows 64 bits (`totals
+/// overflow`).
 ///
 /// ```
 /// use canon::Policy;
@@ -280,10 +284,18 @@ impl std::error::Error for MergeError {}
 pub fn merge(reports: impl IntoIterator<Item = Report>) -> Result<Report, MergeError> {
     let mut merged: Option<Report> = None;
     for (index, next) in reports.into_iter().enumerate() {
-        let Some(whole) = merged.as_mut() else {
-            merged = Some(next);
-            continue;
+        let error = |reason: &str| MergeError {
+            index,
+            reason: reason.to_owned(),
         };
+        consistent(&next.totals).map_err(error)?;
+        // The first too is added to an empty report, so that it is held
+        // to the same bounds as the others.
+        let whole = merged.get_or_insert_with(|| Report {
+            policy: next.policy.clone(),
+            closed_objects: next.closed_objects,
+            ..Report::default()
+        });
         if next.policy != whole.policy || next.closed_objects != whole.closed_objects {
             return Err(MergeError {
                 index,
@@ -296,59 +308,85 @@ pub fn merge(reports: impl IntoIterator<Item = Report>) -> Result<Report, MergeE
                 ),
             });
         }
-        let offset = whole.totals.lines;
-        let shift = |mut e: Example| {
-            e.line += offset;
-            e
-        };
-        let (t, n) = (&mut whole.totals, &next.totals);
-        t.calls += n.calls;
-        t.accepted_strictly += n.accepted_strictly;
-        t.accepted_after_repair += n.accepted_after_repair;
-        t.still_rejected += n.still_rejected;
-        t.schema_errors += n.schema_errors;
-        t.malformed_lines += n.malformed_lines;
-        t.skipped_calls += n.skipped_calls;
-        for (reason, n) in next.skipped_by_reason {
-            *whole.skipped_by_reason.entry(reason).or_default() += n;
-        }
-        for (rule, n) in next.repairs_by_rule {
-            *whole.repairs_by_rule.entry(rule).or_default() += n;
-        }
-        for (rule, e) in next.repair_examples {
-            whole
-                .repair_examples
-                .entry(rule)
-                .or_insert_with(|| shift(e));
-        }
-        for (kind, n) in next.still_rejected_by_kind {
-            match whole.still_rejected_by_kind.get_mut(&kind) {
-                Some(k) => {
-                    k.calls += n.calls;
-                    k.violations += n.violations;
-                }
-                None => {
-                    let example = shift(n.example);
-                    whole
-                        .still_rejected_by_kind
-                        .insert(kind, KindCount { example, ..n });
-                }
-            }
-        }
-        for (name, n) in next.by_tool {
-            let tool = tool_entry(&mut whole.by_tool, &name);
-            tool.calls += n.calls;
-            tool.accepted_strictly += n.accepted_strictly;
-            tool.accepted_after_repair += n.accepted_after_repair;
-            tool.still_rejected += n.still_rejected;
-            if tool.example.is_none() {
-                tool.example = n.example.map(shift);
-            }
-        }
-        let lines = whole.totals.lines + n.lines;
-        finish(whole, lines);
+        add(whole, next).ok_or_else(|| error("totals overflow"))?;
     }
     Ok(merged.unwrap_or_default())
+}
+
+/// Whether a summary's totals add up (calls accepted strictly, after
+/// repair, and still rejected are its calls), or why not.
+fn consistent(t: &Totals) -> Result<(), &'static str> {
+    let sum = t
+        .accepted_strictly
+        .checked_add(t.accepted_after_repair)
+        .and_then(|n| n.checked_add(t.still_rejected));
+    match sum {
+        Some(sum) if sum == t.calls => Ok(()),
+        _ => Err("inconsistent: its calls accepted strictly, accepted after repair and still rejected do not add up to its calls"),
+    }
+}
+
+/// `n` added to `*to`; `None` when the sum overflows.
+fn sum(to: &mut u64, n: u64) -> Option<()> {
+    *to = to.checked_add(n)?;
+    Some(())
+}
+
+/// Adds `next`, the summary of the shard after `whole`'s, to `whole`;
+/// `None` when a count overflows (then `whole` is left half added).
+fn add(whole: &mut Report, next: Report) -> Option<()> {
+    let offset = whole.totals.lines;
+    let shift = |mut e: Example| -> Option<Example> {
+        e.line = e.line.checked_add(offset)?;
+        Some(e)
+    };
+    let (t, n) = (&mut whole.totals, &next.totals);
+    sum(&mut t.calls, n.calls)?;
+    sum(&mut t.accepted_strictly, n.accepted_strictly)?;
+    sum(&mut t.accepted_after_repair, n.accepted_after_repair)?;
+    sum(&mut t.still_rejected, n.still_rejected)?;
+    sum(&mut t.schema_errors, n.schema_errors)?;
+    sum(&mut t.malformed_lines, n.malformed_lines)?;
+    sum(&mut t.skipped_calls, n.skipped_calls)?;
+    let lines = t.lines.checked_add(n.lines)?;
+    for (reason, n) in next.skipped_by_reason {
+        sum(whole.skipped_by_reason.entry(reason).or_default(), n)?;
+    }
+    for (rule, n) in next.repairs_by_rule {
+        sum(whole.repairs_by_rule.entry(rule).or_default(), n)?;
+    }
+    for (rule, e) in next.repair_examples {
+        if let std::collections::btree_map::Entry::Vacant(entry) = whole.repair_examples.entry(rule)
+        {
+            entry.insert(shift(e)?);
+        }
+    }
+    for (kind, n) in next.still_rejected_by_kind {
+        match whole.still_rejected_by_kind.get_mut(&kind) {
+            Some(k) => {
+                sum(&mut k.calls, n.calls)?;
+                sum(&mut k.violations, n.violations)?;
+            }
+            None => {
+                let example = shift(n.example)?;
+                whole
+                    .still_rejected_by_kind
+                    .insert(kind, KindCount { example, ..n });
+            }
+        }
+    }
+    for (name, n) in next.by_tool {
+        let tool = tool_entry(&mut whole.by_tool, &name);
+        sum(&mut tool.calls, n.calls)?;
+        sum(&mut tool.accepted_strictly, n.accepted_strictly)?;
+        sum(&mut tool.accepted_after_repair, n.accepted_after_repair)?;
+        sum(&mut tool.still_rejected, n.still_rejected)?;
+        if let (None, Some(e)) = (&tool.example, n.example) {
+            tool.example = Some(shift(e)?);
+        }
+    }
+    finish(whole, lines);
+    Some(())
 }
 
 fn objects(closed: bool) -> &'static str {

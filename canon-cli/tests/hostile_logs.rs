@@ -248,3 +248,45 @@ fn tools_counted_apart_are_capped() {
     let sum: u64 = merged.by_tool.values().map(|c| c.calls).sum();
     assert_eq!(sum, 12_000);
 }
+
+#[test]
+fn merge_refuses_crafted_summaries_without_panicking() {
+    let line = r#"{"tool": "t", "schema": {"type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}}}, "arguments": {"names": "a"}}"#;
+    let real = replay_text(&format!("{line}\n"));
+    // Counts that overflow when added.
+    let mut huge = real.clone();
+    huge.totals.calls = u64::MAX;
+    huge.totals.accepted_strictly = u64::MAX - 1;
+    huge.totals.accepted_after_repair = 1;
+    let error = canon_cli::merge([real.clone(), huge.clone()]).unwrap_err();
+    assert_eq!((error.index, error.reason.as_str()), (1, "totals overflow"));
+    assert_eq!(error.to_string(), "summary #2: totals overflow");
+    // Line numbers that overflow when shifted.
+    let mut long = real.clone();
+    long.totals.lines = u64::MAX;
+    let error = canon_cli::merge([long, real.clone()]).unwrap_err();
+    assert_eq!(error.reason, "totals overflow");
+    // A per-tool count that overflows.
+    let mut tool = real.clone();
+    tool.by_tool.get_mut("t").unwrap().calls = u64::MAX;
+    assert!(canon_cli::merge([tool.clone(), tool]).is_err());
+    // Totals that do not add up: more rejected than called, say.
+    for bad in [
+        |t: &mut canon_cli::Totals| t.accepted_strictly = 5,
+        |t: &mut canon_cli::Totals| t.calls = 0,
+        |t: &mut canon_cli::Totals| t.still_rejected = u64::MAX,
+    ] {
+        let mut inconsistent = real.clone();
+        bad(&mut inconsistent.totals);
+        let error = canon_cli::merge([real.clone(), inconsistent.clone()]).unwrap_err();
+        assert_eq!(error.index, 1);
+        assert!(
+            error.to_string().starts_with("summary #2: inconsistent"),
+            "{error}"
+        );
+        let error = canon_cli::merge([inconsistent]).unwrap_err();
+        assert_eq!(error.index, 0);
+    }
+    // A real summary alone merges to itself.
+    assert_eq!(canon_cli::merge([real.clone()]).unwrap(), real);
+}

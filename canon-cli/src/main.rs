@@ -243,7 +243,7 @@ fn replay_trace(
                         known
                     }
                 };
-                known.ok_or("no schema captured for the tool")
+                known.ok_or("no schema in the trace or --tools")
             }
             Schema::Undeclared => Err("a tool the request did not declare"),
             Schema::FreeForm => Err("a free-form (custom) tool"),

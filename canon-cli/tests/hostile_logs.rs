@@ -290,3 +290,18 @@ fn merge_refuses_crafted_summaries_without_panicking() {
     // A real summary alone merges to itself.
     assert_eq!(canon_cli::merge([real.clone()]).unwrap(), real);
 }
+
+#[test]
+fn a_call_with_no_schema_anywhere_says_so() {
+    let record = json!({"response": {"object": "chat.completion", "choices": [{"index": 0,
+        "message": {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
+            "function": {"name": "t", "arguments": "{}"}}]}}]}})
+    .to_string();
+    let (ok, stdout, stderr) = canon(&["--json", "--format", "openai-chat", "-"], &record);
+    assert!(ok, "{stderr}");
+    let report: canon_cli::Report = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        report.skipped_by_reason.keys().collect::<Vec<_>>(),
+        ["no schema in the trace or --tools"]
+    );
+}

@@ -1,6 +1,7 @@
 //! The `canon` command.
 #![forbid(unsafe_code)]
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
@@ -172,11 +173,14 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
     let mut replay = Replay::new(args.policy, tools)
         .open_objects(args.open_objects)
         .jobs(jobs);
+    // Set when writing --out fails, so that the error is told as such,
+    // not as one reading the input.
+    let write_failed = Cell::new(false);
     let on_call = |outcome: &CallOutcome| match out.as_mut() {
-        Some(out) => {
-            serde_json::to_writer(&mut *out, outcome)?;
-            out.write_all(b"\n")
-        }
+        Some(out) => serde_json::to_writer(&mut *out, outcome)
+            .map_err(io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
+            .inspect_err(|_| write_failed.set(true)),
         None => Ok(()),
     };
     let on_malformed = |error: &LineError| {
@@ -195,14 +199,20 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
             on_malformed,
         ),
     }
-    .map_err(|e| format!("reading {source}: {e}"))?;
+    .map_err(|e| match (&args.out, write_failed.get()) {
+        (Some(path), true) => format!("writing --out {}: {e}", path.display()),
+        _ => format!("reading {source}: {e}"),
+    })?;
     // The compiled schemas are left to the process's exit: freeing them one
     // by one (1,491 validators on the real corpus) would add a fifth to the
     // time of the whole replay.
     std::mem::forget(replay);
     progress.finish_and_clear();
     if let Some(mut out) = out {
-        out.flush().map_err(|e| format!("writing --out: {e}"))?;
+        out.flush().map_err(|e| match &args.out {
+            Some(path) => format!("writing --out {}: {e}", path.display()),
+            None => format!("writing --out: {e}"),
+        })?;
     }
     print_report(&report, &source, args.json)
 }

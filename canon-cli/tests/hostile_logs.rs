@@ -292,6 +292,19 @@ fn merge_refuses_crafted_summaries_without_panicking() {
 }
 
 #[test]
+fn out_errors_are_writing_errors() {
+    let line = json!({"tool": "t", "schema": {"type": "object"}, "arguments": {}}).to_string();
+    // /dev/full takes nothing: a write error, told as one.
+    if std::path::Path::new("/dev/full").exists() {
+        let many = format!("{line}\n").repeat(2_000);
+        let (ok, _, stderr) = canon(&["--format", "canon", "--out", "/dev/full", "-"], &many);
+        assert!(!ok);
+        assert!(stderr.contains("writing --out /dev/full:"), "{stderr}");
+        assert!(!stderr.contains("reading"), "{stderr}");
+    }
+}
+
+#[test]
 fn a_call_with_no_schema_anywhere_says_so() {
     let record = json!({"response": {"object": "chat.completion", "choices": [{"index": 0,
         "message": {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",

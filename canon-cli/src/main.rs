@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::num::NonZeroUsize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -157,6 +157,14 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
             (found.unwrap_or(Format::Canon), input)
         }
     };
+    if let (Some(out), Some(input)) = (&args.out, &args.file) {
+        if input.as_os_str() != "-" && same_file(out, input) {
+            return Err(format!(
+                "--out is the input file ({}): writing it would cut the input short; name another file",
+                out.display()
+            ));
+        }
+    }
     let mut out = match &args.out {
         Some(path) => {
             Some(BufWriter::new(File::create(path).map_err(|e| {
@@ -215,6 +223,26 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
         })?;
     }
     print_report(&report, &source, args.json)
+}
+
+/// Whether `a` and `b` name one file (through links too); false when
+/// either does not exist.
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(a_meta), Ok(b_meta)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if (a_meta.dev(), a_meta.ino()) == (b_meta.dev(), b_meta.ino()) {
+            return true;
+        }
+    }
+    let _ = (a_meta, b_meta);
+    matches!(
+        (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+        (Ok(a), Ok(b)) if a == b
+    )
 }
 
 /// Replays the calls of a trace of another format than canon's own: each

@@ -305,6 +305,23 @@ fn out_errors_are_writing_errors() {
 }
 
 #[test]
+fn out_may_not_be_the_input() {
+    let line = json!({"tool": "t", "schema": {"type": "object"}, "arguments": {}}).to_string();
+    let input = temp("input.jsonl");
+    std::fs::write(&input, format!("{line}\n")).unwrap();
+    let path = input.to_str().unwrap();
+    let (ok, _, stderr) = canon(&["--out", path, path], "");
+    assert!(!ok);
+    assert!(stderr.contains("--out is the input file"), "{stderr}");
+    // The input is left whole.
+    assert_eq!(
+        std::fs::read_to_string(&input).unwrap(),
+        format!("{line}\n")
+    );
+    std::fs::remove_file(&input).unwrap();
+}
+
+#[test]
 fn a_call_with_no_schema_anywhere_says_so() {
     let record = json!({"response": {"object": "chat.completion", "choices": [{"index": 0,
         "message": {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",

@@ -32,9 +32,12 @@
 //! it JSON Lines first (`jq -c '.[]'`).
 //!
 //! Reading is bounded and never panics: a record that is not what its
-//! format says is an `Err` with a short reason, JSON nesting is bounded by
-//! `serde_json`'s limit (128), and the compressed input is decoded as it
-//! is read ([`open_input`]).
+//! format says is an `Err` with a short reason; each JSON text parsed (the
+//! record, and a body or attribute logged as JSON text inside it, a body
+//! unwrapped at most four times) is bounded in nesting by `serde_json`'s
+//! limit (128), and an OTLP attribute's `arrayValue`s and `kvlistValue`s
+//! are read 64 deep at most; the compressed input is decoded as it is
+//! read ([`open_input`]).
 
 mod anthropic;
 mod decompress;

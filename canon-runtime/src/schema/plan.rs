@@ -72,6 +72,13 @@ pub(crate) struct Node {
 }
 
 impl Node {
+    /// The plan for the member `key` of an object at this position, where
+    /// whether a closed object knows `key` is not asked.
+    #[inline(always)]
+    pub(crate) fn member<'p>(&'p self, key: &str) -> Member<'p> {
+        self.member_of(self.names.find_property(key))
+    }
+
     /// The plan for a member whose name [`Names::find`] gave as `name`.
     #[inline(always)]
     pub(crate) fn member_of<'p>(&'p self, name: Option<&Name>) -> Member<'p> {
@@ -113,6 +120,9 @@ pub(crate) struct Names {
     table: Box<[u32]>,
     /// `64 - log2(table.len())`.
     shift: u32,
+    /// Bit `len % 64` is set for the length of each property's name: most
+    /// keys that are no property are told by one test.
+    lengths: u64,
 }
 
 /// One name of [`Names`].
@@ -171,6 +181,28 @@ fn words(key: &[u8]) -> (u64, u64) {
     }
 }
 
+/// Whether `name` and `key`, of one length and with the same
+/// [`words`], are the same: up to 32 bytes by two more words each, without
+/// a call to compare strings.
+#[inline(always)]
+fn same_rest(name: &str, key: &str) -> bool {
+    let (a, b) = (name.as_bytes(), key.as_bytes());
+    let n = a.len();
+    if n <= 16 {
+        return true;
+    }
+    if n > 32 {
+        return a == b;
+    }
+    // With the first and last eight, these cover every byte.
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    word(a, 8) == word(b, 8) && word(a, n - 16) == word(b, n - 16)
+}
+
 #[inline(always)]
 fn slot(words: (u64, u64), len: usize, shift: u32) -> usize {
     let mixed = (words.0 ^ (len as u64).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -219,7 +251,20 @@ impl Names {
             names: names.into_boxed_slice(),
             table: table.into_boxed_slice(),
             shift,
+            lengths: properties
+                .iter()
+                .fold(0, |mask, p| mask | 1 << (p.name.len() % 64)),
         }
+    }
+
+    /// The name `key`, if it is a property's (else perhaps `None` even
+    /// when a closed object knows it).
+    #[inline(always)]
+    pub(crate) fn find_property(&self, key: &str) -> Option<&Name> {
+        if self.lengths & 1 << (key.len() % 64) == 0 {
+            return None;
+        }
+        self.find(key)
     }
 
     /// The name `key`, if known here.
@@ -238,10 +283,7 @@ impl Names {
                 return None;
             }
             let name = &self.names[index - 1];
-            if name.words == words
-                && name.name.len() == bytes.len()
-                && (bytes.len() <= 16 || *name.name == *key)
-            {
+            if name.words == words && name.name.len() == bytes.len() && same_rest(&name.name, key) {
                 return Some(name);
             }
             at = (at + 1) & mask;

@@ -14,7 +14,7 @@ use crate::bind::canonical::{Canonicalizer, SchemaError};
 use crate::bind::diagnose;
 use crate::bind::policy::Policy;
 use crate::bind::telemetry;
-use crate::bind::tolerant::{BindArgs, Ctx, Mode};
+use crate::bind::tolerant::{vouches, BindArgs, Ctx, Mode};
 use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::feedback::BindError;
 use crate::limits::Limits;
@@ -393,7 +393,7 @@ impl ToolSpec {
         args: &Value,
         policy: Policy,
     ) -> Result<Bound<A>, BindError> {
-        self.bind_value_with(args, policy, Routed(self.slots::<A>()))
+        self.bind_value_with(args, policy, Routed(self))
     }
 
     /// [`bind_str_with`](Self::bind_str_with) for an arguments struct
@@ -403,7 +403,7 @@ impl ToolSpec {
         text: &str,
         policy: Policy,
     ) -> Result<Bound<A>, BindError> {
-        self.bind_text_with(text, policy, Routed(self.slots::<A>()))
+        self.bind_text_with(text, policy, Routed(self))
     }
 
     /// The plan slot of each top-level field of `A`, computed once.
@@ -422,15 +422,13 @@ impl ToolSpec {
     }
 
     #[inline(always)]
-    fn bind_value_with<A: DeserializeOwned>(
+    fn bind_value_with<A: DeserializeOwned, B: Binder<A>>(
         &self,
         args: &Value,
         policy: Policy,
-        binder: impl Binder<A>,
+        binder: B,
     ) -> Result<Bound<A>, BindError> {
-        let ctx = Ctx::new(&self.plan, Mode::Fast).with_max_depth(self.limits.max_depth);
-        let v = ctx.vouches(args);
-        if v {
+        if vouches(&self.plan, self.limits.max_depth, args, B::ROUTED) {
             // Nothing to repair and nothing the plan refuses: the type reads
             // the call as plain serde would, and binds it exactly when the
             // adapter would.
@@ -439,6 +437,7 @@ impl ToolSpec {
                 Err(_) => self.retry_value::<A>(args, policy, binder),
             };
         }
+        let ctx = Ctx::new(&self.plan, Mode::Fast).with_max_depth(self.limits.max_depth);
         match binder.bind(&ctx, args) {
             Ok(bound) => self.accept(bound, ctx),
             Err(_) => self.retry_value::<A>(args, policy, binder),
@@ -645,6 +644,10 @@ impl ToolSpec {
 /// for a `#[tool]` arguments struct, field by field through the plan's
 /// slots.
 trait Binder<A>: Copy {
+    /// The target is a `#[tool]` arguments struct, which refuses members it
+    /// does not declare itself.
+    const ROUTED: bool;
+
     fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error>;
 }
 
@@ -653,20 +656,25 @@ trait Binder<A>: Copy {
 struct Plain;
 
 impl<A: DeserializeOwned> Binder<A> for Plain {
+    const ROUTED: bool = false;
+
     #[inline(always)]
     fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error> {
         ctx.deserialize(de)
     }
 }
 
-/// A `#[tool]` arguments struct, its fields routed by index.
+/// A `#[tool]` arguments struct, its fields routed by index (the spec's
+/// slots, asked for only when the adapter runs).
 #[derive(Clone, Copy)]
-struct Routed<'s>(&'s [Option<u32>]);
+struct Routed<'s>(&'s ToolSpec);
 
 impl<A: BindArgs> Binder<A> for Routed<'_> {
+    const ROUTED: bool = true;
+
     #[inline(always)]
     fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error> {
-        ctx.deserialize_args(de, self.0)
+        ctx.deserialize_args(de, self.0.slots::<A>())
     }
 }
 

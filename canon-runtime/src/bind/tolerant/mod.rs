@@ -19,6 +19,7 @@ pub use fields::{BindArgs, Fields};
 use keys::*;
 use std::cell::{Cell, RefCell};
 use std::fmt;
+pub(crate) use value::vouches;
 
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer, StringDeserializer};
 use serde::de::{
@@ -845,6 +846,10 @@ impl<'a, 'de> Slot<'a, 'de> {
     /// (only where a repair below may need its pointer).
     #[inline(always)]
     fn note<E: de::Error>(&mut self, node: &'a Node, key: &str) -> Result<bool, E> {
+        if !self.exact && !self.closed {
+            self.member = node.member(key);
+            return Ok(matches!(self.member, Member::Additional(_, true)));
+        }
         // One lookup tells both where the member leads and whether a
         // closed object knows it.
         let name = node.names.find(key);

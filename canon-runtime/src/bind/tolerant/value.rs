@@ -13,18 +13,56 @@
 use serde_json::{Map, Number, Value};
 
 use super::keys::Seen;
-use super::Ctx;
-use crate::schema::constraint::{hash_scalar, Num, Scalar};
-use crate::schema::plan::{Member, Name, Node};
+use crate::schema::constraint::{hash_scalar, Assert, Num, Scalar};
+use crate::schema::plan::{Member, Name, Node, Plan};
 
-impl Ctx<'_> {
-    /// True when `value` binds through the plan with no repair and nothing
-    /// refused: the target type may then read it directly.
-    pub(crate) fn vouches(&self, value: &Value) -> bool {
-        debug_assert!(!self.check_keys && self.refused.is_none());
-        match self.plan.root() {
-            None => true,
-            Some(root) => self.look(root, value, 0),
+/// True when `value` binds through `plan` (in [`Mode::Fast`](super::Mode),
+/// at most `max_depth` arrays and objects deep) with no repair and nothing
+/// refused: the target type may then read it directly.
+///
+/// `routed`: the root is the arguments struct of a `#[tool]`, whose own
+/// `Deserialize` refuses a member it does not declare (and which the
+/// adapter leaves it to refuse): the root's names are not asked for, only
+/// where each member leads.
+#[inline]
+pub(crate) fn vouches(plan: &Plan, max_depth: usize, value: &Value, routed: bool) -> bool {
+    Look { plan, max_depth }.vouches(value, routed)
+}
+
+/// The look over one call.
+struct Look<'p> {
+    plan: &'p Plan,
+    max_depth: usize,
+}
+
+impl Look<'_> {
+    /// The assertions at `node` (all are checked).
+    #[inline(always)]
+    fn assert<'n>(&self, node: &'n Node) -> Option<&'n Assert> {
+        node.assert.as_deref()
+    }
+
+    /// [`vouches`].
+    #[inline(always)]
+    fn vouches(&self, value: &Value, routed: bool) -> bool {
+        match (self.plan.root(), value) {
+            (None, _) => true,
+            (Some(root), Value::Object(members)) if routed => {
+                if self.max_depth == 0 {
+                    return false;
+                }
+                let assert = self.assert(root).filter(|a| a.on_objects());
+                if assert.is_some_and(|a| !a.members(members.len() as u64, true)) {
+                    return false;
+                }
+                members.iter().all(|(key, value)| match root.member(key) {
+                    Member::Skip => true,
+                    Member::Named(_, id) | Member::Additional(id, _) => {
+                        self.look(self.plan.node(id), value, 1)
+                    }
+                })
+            }
+            (Some(root), _) => self.look(root, value, 0),
         }
     }
 
@@ -102,7 +140,7 @@ impl Ctx<'_> {
     #[inline(never)]
     fn object(&self, node: &Node, members: &Map<String, Value>, depth: usize) -> bool {
         let assert = self.assert(node).filter(|a| a.on_objects());
-        let closed = self.checks && node.known.is_some();
+        let closed = node.known.is_some();
         if node.properties.is_empty() && node.additional.is_none() && assert.is_none() && !closed {
             return depth < self.max_depth;
         }

@@ -293,7 +293,10 @@ pub fn sniff<'a>(input: impl BufRead + 'a) -> io::Result<(Option<Format>, Box<dy
     if over {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("no record in the first {MAX_RECORD} bytes to tell the format by"),
+            format!(
+                "the first record is over {} MiB: name the format with --format",
+                MAX_RECORD >> 20
+            ),
         ));
     }
     let format = first

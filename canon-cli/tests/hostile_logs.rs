@@ -292,6 +292,20 @@ fn merge_refuses_crafted_summaries_without_panicking() {
 }
 
 #[test]
+fn a_first_record_over_the_limit_tells_the_fix() {
+    use canon_cli::formats::{sniff, MAX_RECORD};
+    let text = format!("{}\n{{}}\n", "x".repeat(MAX_RECORD + (2 << 20)));
+    let error = match sniff(text.as_bytes()) {
+        Err(error) => error.to_string(),
+        Ok((format, _)) => panic!("told {format:?}"),
+    };
+    assert_eq!(
+        error,
+        "the first record is over 64 MiB: name the format with --format"
+    );
+}
+
+#[test]
 fn out_errors_are_writing_errors() {
     let line = json!({"tool": "t", "schema": {"type": "object"}, "arguments": {}}).to_string();
     // /dev/full takes nothing: a write error, told as one.

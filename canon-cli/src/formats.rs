@@ -260,17 +260,22 @@ pub fn detect(first_record: &str) -> Option<Format> {
         .or_else(|| exchange.request.as_ref().and_then(envelope::sniff_request))
 }
 
-/// The format of `input`, told by [`detect`] from its first record, and
-/// the input to read from its start again (the bytes read to tell are
-/// kept, so lines and byte counts are as if nothing had been read). For
-/// `--format` left out:
+/// Records [`sniff`] reads at most to tell the format.
+pub const SNIFF_RECORDS: usize = 16;
+
+/// The format of `input`, told by [`detect`] from its first records (the
+/// first that tells, among the first [`SNIFF_RECORDS`], and no further
+/// once a mebibyte is read: a blank or truncated first line does not
+/// decide), and the input to read from its start again (the bytes read to
+/// tell are kept, so lines and byte counts are as if nothing had been
+/// read). For `--format` left out:
 ///
 /// ```
 /// use std::io::Read;
 ///
 /// use canon_cli::formats::{sniff, Format};
 ///
-/// let text = "\n{\"resourceSpans\": []}\n";
+/// let text = "\nnot json\n{\"resourceSpans\": []}\n";
 /// let (format, mut input) = sniff(text.as_bytes()).unwrap();
 /// assert_eq!(format, Some(Format::Otlp));
 /// let mut again = String::new();
@@ -279,8 +284,9 @@ pub fn detect(first_record: &str) -> Option<Format> {
 /// ```
 ///
 /// # Errors
-/// An I/O error reading the first record, or a first record (blank lines
-/// before it included) over [`MAX_RECORD`] bytes: then give `--format`.
+/// An I/O error reading the first records, or a first record (blank lines
+/// before it included) over [`MAX_RECORD`] bytes: then name the format
+/// with `--format`.
 pub fn sniff<'a>(input: impl BufRead + 'a) -> io::Result<(Option<Format>, Box<dyn BufRead + 'a>)> {
     let tee = Tee {
         inner: input,
@@ -288,25 +294,43 @@ pub fn sniff<'a>(input: impl BufRead + 'a) -> io::Result<(Option<Format>, Box<dy
         over: false,
     };
     let mut records = Records::new(tee);
-    let first = records.next().transpose()?;
-    let Tee { inner, kept, over } = records.into_inner();
-    if over {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "the first record is over {} MiB: name the format with --format",
-                MAX_RECORD >> 20
-            ),
-        ));
+    let mut format = None;
+    for i in 0..SNIFF_RECORDS {
+        if i > 0 && records.get_ref().kept.len() > 1 << 20 {
+            break;
+        }
+        let Some(record) = records.next().transpose()? else {
+            break;
+        };
+        if records.get_ref().over {
+            if i == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "the first record is over {} MiB: name the format with --format",
+                        MAX_RECORD >> 20
+                    ),
+                ));
+            }
+            // A record cut short by the Tee's bound tells nothing.
+            break;
+        }
+        format = record.text.ok().and_then(|text| detect(&text));
+        if format.is_some() {
+            break;
+        }
     }
-    let format = first
-        .and_then(|record| record.text.ok())
-        .and_then(|text| detect(&text));
+    let Tee { inner, kept, .. } = records.into_inner();
     Ok((format, Box::new(io::Cursor::new(kept).chain(inner))))
 }
 
-/// A reader that keeps what is read from it (up to [`MAX_RECORD`] bytes
-/// and a mebibyte).
+/// The bytes a [`Tee`] keeps at most: a first record of [`MAX_RECORD`]
+/// bytes and a mebibyte of blank lines before it.
+const TEE_BYTES: usize = MAX_RECORD + (1 << 20);
+
+/// A reader that keeps what is read from it, and reads no further than
+/// [`TEE_BYTES`]: past them it reads as the end of the input (`over` set),
+/// the rest left unread in `inner`, so that nothing is lost.
 struct Tee<R> {
     inner: R,
     kept: Vec<u8>,
@@ -325,23 +349,23 @@ impl<R: BufRead> Read for Tee<R> {
 
 impl<R: BufRead> BufRead for Tee<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
+        let room = TEE_BYTES.saturating_sub(self.kept.len());
+        let buffered = self.inner.fill_buf()?;
+        if room == 0 && !buffered.is_empty() {
+            self.over = true;
+        }
+        Ok(&buffered[..room.min(buffered.len())])
     }
 
     fn consume(&mut self, amount: usize) {
-        match self.inner.fill_buf() {
-            Ok(buffered) => {
-                let taken = &buffered[..amount.min(buffered.len())];
-                if self.kept.len() + taken.len() > MAX_RECORD + (1 << 20) {
-                    self.over = true;
-                } else {
-                    self.kept.extend_from_slice(taken);
-                }
-            }
-            // Not kept: reading again from the start would miss it.
-            Err(_) => self.over = true,
+        let room = TEE_BYTES.saturating_sub(self.kept.len());
+        let amount = amount.min(room);
+        if let Ok(buffered) = self.inner.fill_buf() {
+            let taken = &buffered[..amount.min(buffered.len())];
+            self.kept.extend_from_slice(taken);
+            let n = taken.len();
+            self.inner.consume(n);
         }
-        self.inner.consume(amount);
     }
 }
 

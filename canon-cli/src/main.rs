@@ -154,7 +154,14 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
         None => {
             let (found, input) =
                 formats::sniff(input).map_err(|e| format!("reading {source}: {e}"))?;
-            (found.unwrap_or(Format::Canon), input)
+            let format = found.unwrap_or_else(|| {
+                eprintln!(
+                    "canon replay: could not tell the format from the first records; \
+                     reading canon JSON Lines (name it with --format)"
+                );
+                Format::Canon
+            });
+            (format, input)
         }
     };
     if let (Some(out), Some(input)) = (&args.out, &args.file) {

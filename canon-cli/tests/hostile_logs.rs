@@ -292,6 +292,27 @@ fn merge_refuses_crafted_summaries_without_panicking() {
 }
 
 #[test]
+fn the_format_is_told_from_the_first_records_or_said_not_to_be() {
+    use canon_cli::formats::sniff;
+    use std::io::Read;
+    // A first line that is no record of any format does not decide.
+    let text = format!("garbage\n{}\n", json!({"resourceSpans": []}));
+    let (format, mut input) = sniff(text.as_bytes()).unwrap();
+    assert_eq!(format, Some(Format::Otlp));
+    let mut again = String::new();
+    input.read_to_string(&mut again).unwrap();
+    assert_eq!(again, text);
+    // None told: the command says so once, and reads canon.
+    let (ok, _, stderr) = canon(&["-"], "garbage\nmore garbage\n");
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        stderr.matches("could not tell the format from the first records; reading canon JSON Lines (name it with --format)").count(),
+        1,
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_first_record_over_the_limit_tells_the_fix() {
     use canon_cli::formats::{sniff, MAX_RECORD};
     let text = format!("{}\n{{}}\n", "x".repeat(MAX_RECORD + (2 << 20)));

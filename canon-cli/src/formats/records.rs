@@ -89,6 +89,11 @@ impl<R: BufRead> Records<R> {
         self.input
     }
 
+    /// The input, as [`into_inner`](Self::into_inner), borrowed.
+    pub fn get_ref(&self) -> &R {
+        &self.input
+    }
+
     /// The lines read so far, blank ones included (for a report's line
     /// count once the input is read).
     pub fn lines(&self) -> u64 {

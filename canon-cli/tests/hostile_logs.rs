@@ -357,6 +357,24 @@ fn out_may_not_be_the_input() {
 }
 
 #[test]
+fn a_cut_off_document_does_not_swallow_the_next() {
+    use canon_cli::formats::Records;
+    let text = "{\n  \"resourceSpans\": [\n    {\"scopeSpans\": []\n{\n  \"resourceSpans\": []\n}\n{\n  \"resourceSpans\": []\n}\n";
+    let records: Vec<_> = Records::new(text.as_bytes()).map(Result::unwrap).collect();
+    assert_eq!(records.len(), 3);
+    assert_eq!(
+        records.iter().map(|r| r.line).collect::<Vec<_>>(),
+        [1, 4, 7]
+    );
+    let error = records[0].text.clone().unwrap_err();
+    assert!(
+        error.contains("cut off") && error.contains("line 4"),
+        "{error}"
+    );
+    assert!(records[1].text.is_ok() && records[2].text.is_ok());
+}
+
+#[test]
 fn a_call_with_no_schema_anywhere_says_so() {
     let record = json!({"response": {"object": "chat.completion", "choices": [{"index": 0,
         "message": {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",

@@ -34,7 +34,8 @@ enum Layout {
 /// JSON document of a file of pretty-printed documents (an OTLP JSON
 /// export saved with indentation, say), told apart by the first non-blank
 /// line (a line that is `{`, or ends opening an object or array, starts a
-/// document). Blank lines are skipped and a UTF-8 byte order mark is
+/// document; while one is open, a line that starts with `{` starts the
+/// next, the open one returned as cut off). Blank lines are skipped and a UTF-8 byte order mark is
 /// dropped. No record is held past [`MAX_RECORD`] bytes (or the limit set
 /// with [`max_record`](Self::max_record)): a longer one is read through
 /// and returned as an error, and the records after it are read as usual.
@@ -202,6 +203,18 @@ impl<R: BufRead> Records<R> {
         if self.layout == Layout::Documents {
             let mut line = Vec::new();
             while scan.open() {
+                // A `{` at the start of a line opens the next document: this
+                // one was cut off (a pretty-printer indents what is inside).
+                if self.next_opens()? {
+                    return Ok(Some(Record {
+                        line: start,
+                        bytes,
+                        text: Err(format!(
+                            "this JSON document is cut off: line {} opens the next before it closes",
+                            self.line + 1
+                        )),
+                    }));
+                }
                 line.clear();
                 let room = self.max.saturating_sub(buf.len() + 1);
                 let (consumed, cut, any) = self.read_line(&mut line, room, &mut scan)?;
@@ -230,6 +243,19 @@ impl<R: BufRead> Records<R> {
             bytes,
             text,
         }))
+    }
+}
+
+impl<R: BufRead> Records<R> {
+    /// Whether the next line starts with `{` (read without consuming it).
+    fn next_opens(&mut self) -> io::Result<bool> {
+        loop {
+            match self.input.fill_buf() {
+                Ok(chunk) => return Ok(chunk.first() == Some(&b'{')),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
     }
 }
 

@@ -112,9 +112,9 @@ pub struct Report {
     pub still_rejected_by_kind: BTreeMap<String, KindCount>,
     /// Per tool, by name as [`shown`](crate::formats::shown) gives it
     /// (escaped, cut to 64 characters: two names alike in their first 63
-    /// characters are counted together). The first [`TOOLS_TRACKED`]
+    /// characters are counted together). The first 10,000 (`TOOLS_TRACKED`)
     /// distinct tools in input order are counted apart; the calls of any
-    /// other are counted under [`OTHER_TOOLS`].
+    /// other are counted under `"(other tools)"`.
     #[serde(default)]
     pub by_tool: BTreeMap<String, ToolCount>,
     /// Calls of a trace not replayed, per reason.
@@ -190,8 +190,8 @@ pub(crate) fn tally(report: &mut Report, outcome: &CallOutcome) {
 }
 
 /// The [`Report::by_tool`] entry that counts the calls of `tool`: its
-/// own while fewer than [`TOOLS_TRACKED`] tools are counted apart (or it
-/// is one of them), else [`OTHER_TOOLS`].
+/// own while fewer than 10,000 (`TOOLS_TRACKED`) tools are counted apart (or it
+/// is one of them), else `"(other tools)"`.
 fn tool_entry<'a>(by_tool: &'a mut BTreeMap<String, ToolCount>, tool: &str) -> &'a mut ToolCount {
     let name = shown(tool, SHOWN_CHARS);
     if !by_tool.contains_key(&*name) {
@@ -257,12 +257,12 @@ impl std::error::Error for MergeError {}
 /// of the whole). The shards must have been replayed with the same policy
 /// and object reading; no summary at all gives an empty report.
 ///
-/// When the whole input calls more than [`TOOLS_TRACKED`] distinct tools,
+/// When the whole input calls more than 10,000 (`TOOLS_TRACKED`) distinct tools,
 /// the totals and the per-tool counts' sum stay exact, but which tools are
 /// counted apart may differ from one replay of the whole: a summary keeps
 /// its tools by name, not in input order, so the tools a shard adds past
 /// the cap are taken in name order, the rest counted under
-/// [`OTHER_TOOLS`].
+/// `"(other tools)"`.
 ///
 /// # Errors
 /// A shard replayed with another policy or object reading than the first;

@@ -135,6 +135,8 @@ pub(crate) struct Name {
     known: u32,
     /// Its index in `Node::properties`, or `NONE`.
     property: u32,
+    /// The plan of that property, or `NONE`.
+    id: NodeId,
 }
 
 const NONE: u32 = u32::MAX;
@@ -150,6 +152,12 @@ impl Name {
     #[inline(always)]
     pub(crate) fn property(&self) -> Option<usize> {
         (self.property != NONE).then_some(self.property as usize)
+    }
+
+    /// The plan of its property, when it is one of the node's properties.
+    #[inline(always)]
+    pub(crate) fn node(&self) -> Option<NodeId> {
+        (self.id != NONE).then_some(self.id)
     }
 }
 
@@ -205,33 +213,33 @@ fn same_rest(name: &str, key: &str) -> bool {
 
 #[inline(always)]
 fn slot(words: (u64, u64), len: usize, shift: u32) -> usize {
-    let mixed = (words.0 ^ (len as u64).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ words.1.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-    (mixed.wrapping_mul(0x2545_F491_4F6C_DD1D) >> shift) as usize
+    let mixed = words.0 ^ words.1.rotate_left(29) ^ (len as u64).rotate_left(53);
+    (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
 }
 
 impl Names {
     /// The table of the names of `properties` and `known`.
     fn new(properties: &[Property], known: Option<&[Box<str>]>) -> Names {
         let mut names: Vec<Name> = Vec::new();
-        let mut add = |name: &str, known: u32, property: u32| match names
+        let mut add = |name: &str, known: u32, property: u32, id: NodeId| match names
             .iter_mut()
             .find(|n| *n.name == *name)
         {
             Some(n) if known != NONE => n.known = known,
-            Some(n) => n.property = property,
+            Some(n) => (n.property, n.id) = (property, id),
             None => names.push(Name {
                 name: name.into(),
                 words: words(name.as_bytes()),
                 known,
                 property,
+                id,
             }),
         };
         for (i, property) in properties.iter().enumerate() {
-            add(&property.name, NONE, i as u32);
+            add(&property.name, NONE, i as u32, property.id);
         }
         for (i, name) in known.unwrap_or_default().iter().enumerate() {
-            add(name, i as u32, NONE);
+            add(name, i as u32, NONE, NONE);
         }
         if names.is_empty() {
             return Names::default();

@@ -152,12 +152,14 @@ impl Look<'_> {
         }
         members.iter().all(|(key, value)| {
             let name = node.names.find(key);
-            match node.member_of(name) {
-                Member::Skip => !closed || name.and_then(Name::known).is_some(),
-                Member::Named(_, id) | Member::Additional(id, _) => {
-                    self.look(self.plan.node(id), value, depth + 1)
-                }
-            }
+            let id = match name.and_then(Name::node) {
+                Some(id) => id,
+                None => match node.additional {
+                    Some(id) => id,
+                    None => return !closed || name.and_then(Name::known).is_some(),
+                },
+            };
+            self.look(self.plan.node(id), value, depth + 1)
         })
     }
 }

@@ -104,7 +104,7 @@ impl Node {
     /// The index in `properties` of the declared property `key`.
     #[inline(always)]
     pub(crate) fn property_index(&self, key: &str) -> Option<usize> {
-        self.names.find(key).and_then(Name::property)
+        self.names.find_property(key).and_then(Name::property)
     }
 }
 

@@ -20,6 +20,7 @@
 
 mod borrowed;
 pub mod formats;
+mod lines;
 mod parallel;
 mod report;
 
@@ -291,6 +292,7 @@ pub struct Replay {
     policy: Policy,
     closed: bool,
     jobs: usize,
+    max_line: usize,
     tools: Tools,
     cache: Mutex<LruCache<Box<str>, Compiled>>,
     tool_cache: Mutex<HashMap<String, Compiled>>,
@@ -303,6 +305,7 @@ impl fmt::Debug for Replay {
             .field("policy", &self.policy)
             .field("closed_objects", &self.closed)
             .field("jobs", &self.jobs)
+            .field("max_line", &self.max_line)
             .field("tools", &self.tools.len())
             .field("cached_schemas", &cache.len())
             .field("cache_capacity", &cache.cap())
@@ -329,6 +332,7 @@ impl Replay {
             policy,
             closed: true,
             jobs: 1,
+            max_line: formats::MAX_RECORD,
             tools,
             cache: Mutex::new(LruCache::new(nonzero(CACHE_CAPACITY))),
             tool_cache: Mutex::new(HashMap::new()),
@@ -368,6 +372,17 @@ impl Replay {
     #[must_use]
     pub fn cache_capacity(self, capacity: usize) -> Replay {
         lock(&self.cache).resize(nonzero(capacity));
+        self
+    }
+
+    /// Hold no line of canon's JSON Lines longer than `bytes` (default
+    /// [`MAX_RECORD`](formats::MAX_RECORD), as the trace formats' records;
+    /// the newline not counted): a longer line is read through to its
+    /// newline without being kept, told as a malformed line ("line over
+    /// 64 MiB"), and the lines after it are replayed as usual.
+    #[must_use]
+    pub fn max_line(mut self, bytes: usize) -> Replay {
+        self.max_line = bytes;
         self
     }
 
@@ -419,13 +434,18 @@ impl Replay {
         let mut line = 0u64;
         loop {
             buffer.clear();
-            let read = input.read_until(b'\n', &mut buffer)?;
-            if read == 0 {
+            let lines::Next::Line { bytes, over } =
+                lines::read_line(&mut input, &mut buffer, self.max_line, line == 0)?
+            else {
                 break;
-            }
+            };
             line += 1;
-            on_progress(read as u64);
-            if let Some(result) = self.replay_bytes(line, &buffer) {
+            on_progress(bytes);
+            let result = match over {
+                true => Some(Err(lines::over(self.max_line))),
+                false => self.replay_bytes(line, &buffer),
+            };
+            if let Some(result) = result {
                 tally.emit(line, result, &mut on_call, &mut on_malformed)?;
             }
         }

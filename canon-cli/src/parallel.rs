@@ -15,6 +15,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::{mpsc, Mutex};
 use std::thread;
 
+use crate::lines::{self, Next};
 use crate::{lock, CallOutcome, LineError, Replay, Report, Tally};
 
 /// Lines in a batch, at most.
@@ -35,6 +36,9 @@ struct Batch {
     text: Vec<u8>,
     /// Where each line ends in `text`.
     ends: Vec<usize>,
+    /// The numbers of its lines over the bound, none of whose bytes are
+    /// in `text`.
+    over: Vec<u64>,
 }
 
 /// A line's number and what it holds: a call or why it is not one.
@@ -99,7 +103,14 @@ pub(crate) fn run(
         loop {
             while !eof && sent - told < most {
                 let buffers = spare.pop().unwrap_or_default();
-                match read_batch(&mut input, sent, &mut lines, &mut on_progress, buffers)? {
+                match read_batch(
+                    &mut input,
+                    replay.max_line,
+                    sent,
+                    &mut lines,
+                    &mut on_progress,
+                    buffers,
+                )? {
                     Some(batch) => {
                         if work.send(batch).is_err() {
                             return Err(io::Error::other("the replay workers stopped"));
@@ -138,9 +149,11 @@ pub(crate) fn run(
 }
 
 /// The next batch of `input` (`None` at its end), numbered `index`, read
-/// into `buffers`; `lines` counts the lines read so far.
+/// into `buffers`, no line held past `max_line` bytes; `lines` counts the
+/// lines read so far.
 fn read_batch(
     input: &mut impl BufRead,
+    max_line: usize,
     index: u64,
     lines: &mut u64,
     on_progress: &mut impl FnMut(u64),
@@ -153,14 +166,19 @@ fn read_batch(
         first_line: *lines + 1,
         text,
         ends,
+        over: Vec::new(),
     };
     while batch.ends.len() < BATCH_LINES && batch.text.len() < BATCH_BYTES {
-        let read = input.read_until(b'\n', &mut batch.text)?;
-        if read == 0 {
+        let Next::Line { bytes, over } =
+            lines::read_line(input, &mut batch.text, max_line, *lines == 0)?
+        else {
             break;
-        }
+        };
         *lines += 1;
-        on_progress(read as u64);
+        on_progress(bytes);
+        if over {
+            batch.over.push(*lines);
+        }
         batch.ends.push(batch.text.len());
     }
     Ok((!batch.ends.is_empty()).then_some(batch))
@@ -172,7 +190,11 @@ fn replay_batch(replay: &Replay, batch: &Batch) -> Vec<LineResult> {
     let mut start = 0;
     for (i, &end) in batch.ends.iter().enumerate() {
         let line = batch.first_line + i as u64;
-        if let Some(result) = replay.replay_bytes(line, &batch.text[start..end]) {
+        let result = match batch.over.contains(&line) {
+            true => Some(Err(lines::over(replay.max_line))),
+            false => replay.replay_bytes(line, &batch.text[start..end]),
+        };
+        if let Some(result) = result {
             results.push((line, result));
         }
         start = end;

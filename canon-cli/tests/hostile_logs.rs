@@ -388,3 +388,110 @@ fn a_call_with_no_schema_anywhere_says_so() {
         ["no schema in the trace or --tools"]
     );
 }
+
+/// A call line that is accepted as it stands.
+fn good_line() -> String {
+    json!({"tool": "t", "schema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+        "arguments": {"n": 1}})
+    .to_string()
+}
+
+/// Replays `input` on `jobs` jobs, holding no line over `max_line` bytes:
+/// the report, the malformed lines, the outcomes, and the peak of bytes
+/// allocated and not yet freed on this thread while it ran.
+fn replay_bounded(
+    input: impl std::io::BufRead,
+    jobs: usize,
+    max_line: usize,
+) -> (
+    canon_cli::Report,
+    Vec<canon_cli::LineError>,
+    Vec<canon_cli::CallOutcome>,
+    u64,
+) {
+    let mut replay = canon_cli::Replay::new(canon::Policy::DEFAULT, canon_cli::Tools::default())
+        .jobs(jobs)
+        .max_line(max_line);
+    let (mut errors, mut outcomes, mut report) = (Vec::new(), Vec::new(), None);
+    let counted = allocation_counter::measure(|| {
+        report = Some(
+            replay
+                .run_with(
+                    input,
+                    |_| {},
+                    |o| {
+                        outcomes.push(o.clone());
+                        Ok(())
+                    },
+                    |e| errors.push(e.clone()),
+                )
+                .unwrap(),
+        );
+    });
+    (report.unwrap(), errors, outcomes, counted.bytes_max)
+}
+
+#[test]
+fn a_line_over_the_limit_is_told_by_number_and_the_next_replayed() {
+    use std::io::{BufReader, Cursor, Read};
+    let (max, long) = (1 << 20, 16 << 20);
+    for jobs in [1, 2] {
+        // A good line, 16 MiB of one line never held whole (not even by
+        // the test), and a good line.
+        let first = format!("{}\n{{\"tool\": \"", good_line());
+        let rest = format!("\"}}\n{}\n", good_line());
+        let input = Cursor::new(first)
+            .chain(std::io::repeat(b'x').take(long))
+            .chain(Cursor::new(rest));
+        let input = BufReader::with_capacity(1 << 16, input);
+        let (report, errors, outcomes, peak) = replay_bounded(input, jobs, max);
+        assert_eq!(report.totals.lines, 3);
+        assert_eq!(report.totals.calls, 2);
+        assert_eq!(report.totals.malformed_lines, 1);
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].line, 2);
+        assert_eq!(
+            errors[0].reason,
+            "line over 1 MiB, the most a line may hold"
+        );
+        assert_eq!(outcomes.iter().map(|o| o.line).collect::<Vec<_>>(), [1, 3]);
+        // At most the limit held for the line, not its 16 MiB.
+        assert!(peak < 3 * max as u64, "peak {peak} bytes, jobs {jobs}");
+    }
+}
+
+#[test]
+fn the_line_limit_is_64_mib_and_holds_lines_up_to_it() {
+    use canon_cli::formats::MAX_RECORD;
+    // The default is the trace formats' limit.
+    assert!(format!(
+        "{:?}",
+        canon_cli::Replay::new(canon::Policy::DEFAULT, canon_cli::Tools::default())
+    )
+    .contains(&format!("max_line: {MAX_RECORD}")));
+    // A line of exactly the limit is read; one byte more is not.
+    let line = good_line();
+    for (max, malformed) in [(line.len(), 0), (line.len() - 1, 1)] {
+        for jobs in [1, 2] {
+            let text = format!("{line}\n{line}");
+            let (report, errors, _, _) = replay_bounded(text.as_bytes(), jobs, max);
+            assert_eq!(report.totals.malformed_lines, malformed * 2, "{errors:?}");
+            assert_eq!(report.totals.calls, 2 - malformed * 2);
+        }
+    }
+}
+
+#[test]
+fn a_byte_order_mark_before_the_first_line_is_dropped() {
+    let text = format!("\u{feff}{}\n{}\n", good_line(), good_line());
+    for jobs in [1, 2] {
+        let (report, errors, _, _) = replay_bounded(text.as_bytes(), jobs, 1 << 20);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(report.totals.accepted_strictly, 2);
+    }
+    // Elsewhere it is no JSON.
+    let text = format!("{}\n\u{feff}{}\n", good_line(), good_line());
+    let (_, errors, _, _) = replay_bounded(text.as_bytes(), 1, 1 << 20);
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].line, 2);
+}

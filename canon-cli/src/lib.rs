@@ -172,6 +172,91 @@ type Compiled = Result<Arc<Canonicalizer>, String>;
 /// endless distinct schemas.
 pub const CACHE_CAPACITY: usize = 2048;
 
+/// The bytes of schema text whose compiled schemas a replay keeps by
+/// default: 4 MiB. A schema compiles to some fifty times its text, so the
+/// cache holds a few hundred megabytes at most, whatever the input; the
+/// real corpus's 1,491 schemas (765 KB of text, 4 KB at most each) all
+/// fit. Past it the least recently used are evicted.
+pub const CACHE_BYTES: usize = 4 << 20;
+
+/// The longest schema text that is cached: 256 KiB. A longer schema is
+/// compiled for the call that needs it and kept only until another such
+/// schema comes (one at a time), so that a run of calls with the same
+/// large schema compiles it once, and a run of distinct ones holds one.
+pub const CACHED_SCHEMA_MAX: usize = 256 << 10;
+
+/// The compiled schemas of schema texts: the least recently used evicted
+/// past a number of entries or of bytes of text, and beside them the last
+/// schema too long to cache.
+struct SchemaCache {
+    entries: LruCache<Arc<str>, Compiled>,
+    /// The bytes of the texts in `entries`.
+    bytes: usize,
+    /// The most `bytes` may be.
+    budget: usize,
+    /// The last schema over [`CACHED_SCHEMA_MAX`] (or the budget).
+    large: Option<(Arc<str>, Compiled)>,
+}
+
+impl SchemaCache {
+    fn new() -> SchemaCache {
+        SchemaCache {
+            entries: LruCache::new(nonzero(CACHE_CAPACITY)),
+            bytes: 0,
+            budget: CACHE_BYTES,
+            large: None,
+        }
+    }
+
+    /// Whether a text of `len` bytes is cached among the entries.
+    fn cacheable(&self, len: usize) -> bool {
+        len <= CACHED_SCHEMA_MAX && len <= self.budget
+    }
+
+    /// The compiled schema for `key`, if kept.
+    fn get(&mut self, key: &str) -> Option<Compiled> {
+        if !self.cacheable(key.len()) {
+            return match &self.large {
+                Some((text, compiled)) if **text == *key => Some(compiled.clone()),
+                _ => None,
+            };
+        }
+        self.entries.get(key).cloned()
+    }
+
+    /// Keeps `compiled` under its schema's text `key`, evicting the least
+    /// recently used past the entries or the bytes allowed.
+    fn keep(&mut self, key: &str, compiled: &Compiled) {
+        let text: Arc<str> = Arc::from(key);
+        if !self.cacheable(key.len()) {
+            self.large = Some((text, compiled.clone()));
+            return;
+        }
+        self.bytes += key.len();
+        if let Some((old, _)) = self.entries.push(text, compiled.clone()) {
+            self.bytes -= old.len();
+        }
+        self.shrink();
+    }
+
+    /// Evicts the least recently used until within the entries and bytes
+    /// allowed.
+    fn shrink(&mut self) {
+        while self.bytes > self.budget || self.entries.len() > self.entries.cap().get() {
+            match self.entries.pop_lru() {
+                Some((old, _)) => self.bytes -= old.len(),
+                None => break,
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.bytes = 0;
+        self.large = None;
+    }
+}
+
 /// One call, borrowed from a trace: what [`Replay::replay_call`] binds.
 ///
 /// A reader of another trace format (OpenAI or Anthropic logs, OTLP spans)
@@ -285,16 +370,18 @@ impl Tally {
 ///
 /// Schemas given in a line (or a [`CallRef`]) are compiled once per
 /// distinct text and kept in a least-recently-used cache of
-/// [`CACHE_CAPACITY`] entries (see [`cache_capacity`](Self::cache_capacity)),
-/// found by a hash of their text; the schemas of the tools file are
-/// compiled once each.
+/// [`CACHE_CAPACITY`] entries and [`CACHE_BYTES`] bytes of schema text
+/// (see [`cache_capacity`](Self::cache_capacity) and
+/// [`cache_bytes`](Self::cache_bytes)), found by a hash of their text; a
+/// text over [`CACHED_SCHEMA_MAX`] is not cached (the last one is kept
+/// aside). The schemas of the tools file are compiled once each.
 pub struct Replay {
     policy: Policy,
     closed: bool,
     jobs: usize,
     max_line: usize,
     tools: Tools,
-    cache: Mutex<LruCache<Box<str>, Compiled>>,
+    cache: Mutex<SchemaCache>,
     tool_cache: Mutex<HashMap<String, Compiled>>,
 }
 
@@ -307,8 +394,10 @@ impl fmt::Debug for Replay {
             .field("jobs", &self.jobs)
             .field("max_line", &self.max_line)
             .field("tools", &self.tools.len())
-            .field("cached_schemas", &cache.len())
-            .field("cache_capacity", &cache.cap())
+            .field("cached_schemas", &cache.entries.len())
+            .field("cached_schema_bytes", &cache.bytes)
+            .field("cache_capacity", &cache.entries.cap())
+            .field("cache_bytes", &cache.budget)
             .finish()
     }
 }
@@ -334,7 +423,7 @@ impl Replay {
             jobs: 1,
             max_line: formats::MAX_RECORD,
             tools,
-            cache: Mutex::new(LruCache::new(nonzero(CACHE_CAPACITY))),
+            cache: Mutex::new(SchemaCache::new()),
             tool_cache: Mutex::new(HashMap::new()),
         }
     }
@@ -371,7 +460,31 @@ impl Replay {
     /// used.
     #[must_use]
     pub fn cache_capacity(self, capacity: usize) -> Replay {
-        lock(&self.cache).resize(nonzero(capacity));
+        {
+            let mut cache = lock(&self.cache);
+            let capacity = nonzero(capacity);
+            // Evicted here, so that the bytes are counted out.
+            while cache.entries.len() > capacity.get() {
+                if let Some((old, _)) = cache.entries.pop_lru() {
+                    cache.bytes -= old.len();
+                }
+            }
+            cache.entries.resize(capacity);
+        }
+        self
+    }
+
+    /// Keep the compiled schemas of at most `bytes` bytes of schema text
+    /// (default [`CACHE_BYTES`]), evicting the least recently used; a
+    /// text longer than `bytes` (or than [`CACHED_SCHEMA_MAX`]) is not
+    /// cached.
+    #[must_use]
+    pub fn cache_bytes(self, bytes: usize) -> Replay {
+        {
+            let mut cache = lock(&self.cache);
+            cache.budget = bytes;
+            cache.shrink();
+        }
         self
     }
 
@@ -387,9 +500,16 @@ impl Replay {
     }
 
     /// How many compiled schemas the cache holds now (never more than its
-    /// capacity; the tools file's schemas are not counted).
+    /// capacity; the tools file's schemas and the one schema too long to
+    /// cache are not counted).
     pub fn cached_schemas(&self) -> usize {
-        lock(&self.cache).len()
+        lock(&self.cache).entries.len()
+    }
+
+    /// The bytes of schema text the cache holds now (never more than
+    /// [`cache_bytes`](Self::cache_bytes) allows).
+    pub fn cached_schema_bytes(&self) -> usize {
+        lock(&self.cache).bytes
     }
 
     /// Forgets every compiled schema.
@@ -588,13 +708,13 @@ impl Replay {
 
     /// The compiled schema whose text is `key`, if cached.
     fn cached(&self, key: &str) -> Option<Compiled> {
-        lock(&self.cache).get(key).cloned()
+        lock(&self.cache).get(key)
     }
 
     /// Caches `compiled` under its schema's text `key`, evicting the least
-    /// recently used when full.
+    /// recently used past the entries or bytes allowed.
     fn keep(&self, key: &str, compiled: &Compiled) {
-        lock(&self.cache).push(key.into(), compiled.clone());
+        lock(&self.cache).keep(key, compiled);
     }
 
     fn compile(&self, tool: &str, schema: &Value) -> Compiled {

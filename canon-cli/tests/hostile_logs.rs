@@ -495,3 +495,59 @@ fn a_byte_order_mark_before_the_first_line_is_dropped() {
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].line, 2);
 }
+
+/// `n` canon lines, each with a distinct schema of about `bytes` bytes.
+fn distinct_schemas(n: usize, bytes: usize) -> String {
+    let mut text = String::new();
+    for i in 0..n {
+        let schema = json!({"type": "object", "description": format!("{i}{}", "d".repeat(bytes)),
+            "properties": {"n": {"type": "integer"}}});
+        text.push_str(&json!({"tool": "t", "schema": schema, "arguments": {"n": 1}}).to_string());
+        text.push('\n');
+    }
+    text
+}
+
+#[test]
+fn the_schema_cache_is_bounded_in_bytes() {
+    use canon_cli::{CACHED_SCHEMA_MAX, CACHE_BYTES, CACHE_CAPACITY};
+    // 24 schemas of 200 KB: 4.8 MB of text, more than the budget.
+    let text = distinct_schemas(24, 200_000);
+    for jobs in [1, 2] {
+        let mut replay =
+            canon_cli::Replay::new(canon::Policy::DEFAULT, canon_cli::Tools::default()).jobs(jobs);
+        let report = replay.run(text.as_bytes(), |_| {}, |_| Ok(())).unwrap();
+        assert_eq!(report.totals.accepted_strictly, 24);
+        let (held, bytes) = (replay.cached_schemas(), replay.cached_schema_bytes());
+        assert!(bytes <= CACHE_BYTES, "{bytes}");
+        assert!((CACHE_BYTES / 200_100 - 1..24).contains(&held), "{held}");
+        assert!(bytes > held * 200_000, "{bytes} for {held}");
+    }
+    // A schema over the size cached is compiled, not cached.
+    let large = distinct_schemas(3, CACHED_SCHEMA_MAX);
+    let mut replay = canon_cli::Replay::new(canon::Policy::DEFAULT, canon_cli::Tools::default());
+    let report = replay.run(large.as_bytes(), |_| {}, |_| Ok(())).unwrap();
+    assert_eq!(report.totals.accepted_strictly, 3);
+    assert_eq!(
+        (replay.cached_schemas(), replay.cached_schema_bytes()),
+        (0, 0)
+    );
+    // A budget set lower holds: the least recently used go first.
+    let small = distinct_schemas(40, 1_000);
+    let mut replay = canon_cli::Replay::new(canon::Policy::DEFAULT, canon_cli::Tools::default())
+        .cache_bytes(10_000);
+    replay.run(small.as_bytes(), |_| {}, |_| Ok(())).unwrap();
+    assert!(replay.cached_schema_bytes() <= 10_000);
+    assert!((5..10).contains(&replay.cached_schemas()));
+    // Small schemas are bounded by number, as before.
+    let many = distinct_schemas(CACHE_CAPACITY + 100, 0);
+    let mut replay = canon_cli::Replay::new(canon::Policy::DEFAULT, canon_cli::Tools::default());
+    replay.run(many.as_bytes(), |_| {}, |_| Ok(())).unwrap();
+    assert_eq!(replay.cached_schemas(), CACHE_CAPACITY);
+    let per = replay.cached_schema_bytes() / CACHE_CAPACITY;
+    assert!((50..200).contains(&per), "{per}");
+    // Shrinking the capacity counts the evicted bytes out.
+    let replay = replay.cache_capacity(10);
+    assert_eq!(replay.cached_schemas(), 10);
+    assert!(replay.cached_schema_bytes() <= 10 * 200);
+}

@@ -196,6 +196,8 @@ struct SchemaCache {
     budget: usize,
     /// The last schema over [`CACHED_SCHEMA_MAX`] (or the budget).
     large: Option<(Arc<str>, Compiled)>,
+    /// Texts hashed to look up or keep an entry.
+    hashes: u64,
 }
 
 impl SchemaCache {
@@ -205,6 +207,7 @@ impl SchemaCache {
             bytes: 0,
             budget: CACHE_BYTES,
             large: None,
+            hashes: 0,
         }
     }
 
@@ -213,30 +216,41 @@ impl SchemaCache {
         len <= CACHED_SCHEMA_MAX && len <= self.budget
     }
 
-    /// The compiled schema for `key`, if kept.
-    fn get(&mut self, key: &str) -> Option<Compiled> {
+    /// The text and compiled schema for `key`, if kept.
+    fn get(&mut self, key: &str) -> Option<(Arc<str>, Compiled)> {
         if !self.cacheable(key.len()) {
             return match &self.large {
-                Some((text, compiled)) if **text == *key => Some(compiled.clone()),
+                Some((text, compiled)) if **text == *key => {
+                    Some((Arc::clone(text), compiled.clone()))
+                }
                 _ => None,
             };
         }
-        self.entries.get(key).cloned()
+        self.hashes += 1;
+        self.entries
+            .get_key_value(key)
+            .map(|(text, compiled)| (Arc::clone(text), compiled.clone()))
     }
 
-    /// Keeps `compiled` under its schema's text `key`, evicting the least
-    /// recently used past the entries or the bytes allowed.
-    fn keep(&mut self, key: &str, compiled: &Compiled) {
-        let text: Arc<str> = Arc::from(key);
+    /// Keeps `compiled` under its schema's text `key` (a copy of `key` made
+    /// unless `shared` holds it), evicting the least recently used past
+    /// the entries or the bytes allowed: the text kept.
+    fn keep(&mut self, key: &str, shared: Option<&Arc<str>>, compiled: &Compiled) -> Arc<str> {
+        let text = match shared {
+            Some(shared) if **shared == *key => Arc::clone(shared),
+            _ => Arc::from(key),
+        };
         if !self.cacheable(key.len()) {
-            self.large = Some((text, compiled.clone()));
-            return;
+            self.large = Some((Arc::clone(&text), compiled.clone()));
+            return text;
         }
+        self.hashes += 1;
         self.bytes += key.len();
-        if let Some((old, _)) = self.entries.push(text, compiled.clone()) {
+        if let Some((old, _)) = self.entries.push(Arc::clone(&text), compiled.clone()) {
             self.bytes -= old.len();
         }
         self.shrink();
+        text
     }
 
     /// Evicts the least recently used until within the entries and bytes
@@ -383,6 +397,10 @@ pub struct Replay {
     tools: Tools,
     cache: Mutex<SchemaCache>,
     tool_cache: Mutex<HashMap<String, Compiled>>,
+    /// The schema of the last call of a trace replayed, and what it
+    /// compiled to: the next call of the same record most often has the
+    /// same, found again without hashing its text.
+    last: Option<(Arc<str>, Compiled)>,
 }
 
 impl fmt::Debug for Replay {
@@ -425,6 +443,7 @@ impl Replay {
             tools,
             cache: Mutex::new(SchemaCache::new()),
             tool_cache: Mutex::new(HashMap::new()),
+            last: None,
         }
     }
 
@@ -440,6 +459,7 @@ impl Replay {
     pub fn open_objects(mut self, open: bool) -> Replay {
         self.closed = !open;
         self.clear();
+        self.last = None;
         self
     }
 
@@ -512,6 +532,13 @@ impl Replay {
         lock(&self.cache).bytes
     }
 
+    /// How many times a schema text was hashed to look it up in the cache
+    /// or to keep it there: a count of work, for tests.
+    #[doc(hidden)]
+    pub fn schema_hashes(&self) -> u64 {
+        lock(&self.cache).hashes
+    }
+
     /// Forgets every compiled schema.
     fn clear(&self) {
         lock(&self.cache).clear();
@@ -581,28 +608,89 @@ impl Replay {
     ///
     /// A schema that is not JSON is a `schema_error`; arguments are bound
     /// as the same call would be in a JSON Lines file.
+    ///
+    /// A call with the same schema text as the call before it (the calls of
+    /// one record to one tool) takes its compiled schema without hashing
+    /// the text again.
     pub fn replay_call(&mut self, line: u64, call: CallRef<'_>) -> CallOutcome {
-        self.call_outcome(line, call)
+        let compiled = self.call_schema(call.tool, call.schema, None);
+        self.call_outcome(line, call, compiled)
     }
 
-    /// [`replay_call`](Self::replay_call), shared between threads.
-    fn call_outcome(&self, line: u64, call: CallRef<'_>) -> CallOutcome {
-        let compiled = match self.cached(call.schema) {
-            Some(compiled) => compiled,
-            None => match serde_json::from_str::<Value>(call.schema) {
+    /// Replays one call of a record as
+    /// [`Extractor::record_shared`](formats::Extractor::record_shared)
+    /// gives it: `None` when it cannot be bound as it stands (see
+    /// [`Call::skip_reason`](formats::Call::skip_reason)). A call whose
+    /// schema text is the very one of the call before it (shared, as the
+    /// calls of a record to one tool share it) takes its compiled schema
+    /// at once, however long the text.
+    ///
+    /// ```
+    /// use canon::Policy;
+    /// use canon_cli::formats::{Extractor, Format};
+    /// use canon_cli::{Replay, Tools};
+    ///
+    /// let record = r#"{"request": {"tools": [{"name": "t", "input_schema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]}, "response": {"type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "t", "input": {"n": 1}}, {"type": "tool_use", "id": "toolu_2", "name": "t", "input": {"n": "x"}}]}}"#;
+    /// let mut replay = Replay::new(Policy::DEFAULT, Tools::default());
+    /// let found = Extractor::new(Format::Anthropic).record_shared(1, record).unwrap();
+    /// let outcomes: Vec<_> = found
+    ///     .iter()
+    ///     .filter_map(|l| replay.replay_shared(l.line, &l.call))
+    ///     .map(|o| o.outcome)
+    ///     .collect();
+    /// assert_eq!(outcomes, ["accepted", "rejected"]);
+    /// ```
+    pub fn replay_shared(&mut self, line: u64, call: &formats::SharedCall) -> Option<CallOutcome> {
+        let (formats::Schema::Declared(schema), Some(arguments)) = (&call.schema, &call.arguments)
+        else {
+            return None;
+        };
+        let compiled = self.call_schema(&call.tool, schema, Some(schema));
+        let call = CallRef {
+            tool: &call.tool,
+            schema,
+            arguments,
+            label: call.label.as_deref(),
+        };
+        Some(self.call_outcome(line, call, compiled))
+    }
+
+    /// The compiled schema of a call of a trace, whose schema text is
+    /// `text` (held by `shared`, when given): the last call's if the text
+    /// is the same, else the cache's, else compiled (and cached).
+    fn call_schema(&mut self, tool: &str, text: &str, shared: Option<&Arc<str>>) -> Compiled {
+        if let Some((last, compiled)) = &self.last {
+            if shared.is_some_and(|shared| Arc::ptr_eq(shared, last)) || **last == *text {
+                return compiled.clone();
+            }
+        }
+        let cached = lock(&self.cache).get(text);
+        let (kept, compiled) = match cached {
+            Some((kept, compiled)) => (Some(kept), compiled),
+            None => match serde_json::from_str::<Value>(text) {
                 Ok(schema) => {
-                    let compiled = self.compile(call.tool, &schema);
+                    let compiled = self.compile(tool, &schema);
                     // Kept only as a line could hold it, so that a line
                     // with the same text finds it exactly as it would
                     // compile it.
-                    if borrowed::depth(&schema) <= borrowed::MEMBER_DEPTH {
-                        self.keep(call.schema, &compiled);
-                    }
-                    compiled
+                    let kept = (borrowed::depth(&schema) <= borrowed::MEMBER_DEPTH)
+                        .then(|| lock(&self.cache).keep(text, shared, &compiled));
+                    (kept, compiled)
                 }
-                Err(e) => Err(format!("the schema is not JSON ({e})")),
+                Err(e) => (None, Err(format!("the schema is not JSON ({e})"))),
             },
         };
+        // The caller's own text when shared, so that the next call of its
+        // record is told by a pointer.
+        self.last = shared
+            .cloned()
+            .or(kept)
+            .map(|text| (text, compiled.clone()));
+        compiled
+    }
+
+    /// A call of a trace bound with `compiled`.
+    fn call_outcome(&self, line: u64, call: CallRef<'_>, compiled: Compiled) -> CallOutcome {
         let arguments = serde_json::from_str::<Value>(call.arguments)
             .unwrap_or_else(|_| Value::String(call.arguments.to_owned()));
         self.bind(
@@ -708,13 +796,13 @@ impl Replay {
 
     /// The compiled schema whose text is `key`, if cached.
     fn cached(&self, key: &str) -> Option<Compiled> {
-        lock(&self.cache).get(key)
+        lock(&self.cache).get(key).map(|(_, compiled)| compiled)
     }
 
     /// Caches `compiled` under its schema's text `key`, evicting the least
     /// recently used past the entries or bytes allowed.
     fn keep(&self, key: &str, compiled: &Compiled) {
-        lock(&self.cache).keep(key, compiled);
+        lock(&self.cache).keep(key, None, compiled);
     }
 
     fn compile(&self, tool: &str, schema: &Value) -> Compiled {

@@ -551,3 +551,54 @@ fn the_schema_cache_is_bounded_in_bytes() {
     assert_eq!(replay.cached_schemas(), 10);
     assert!(replay.cached_schema_bytes() <= 10 * 200);
 }
+
+#[test]
+fn a_record_of_many_calls_hashes_its_schema_once() {
+    let (n, bytes) = (1_500, 100_000);
+    let record = many_calls(n, bytes);
+    let found = Extractor::new(Format::OpenAiChat)
+        .record_shared(1, &record)
+        .unwrap();
+    assert_eq!(found.len(), n);
+    // The calls as the record shares them.
+    let mut replay = canon_cli::Replay::new(canon::Policy::DEFAULT, canon_cli::Tools::default());
+    let first = replay.replay_shared(1, &found[0].call).unwrap();
+    let once = replay.schema_hashes();
+    assert!(once <= 2, "{once}");
+    let mut shared = vec![first];
+    for l in &found[1..] {
+        shared.push(replay.replay_shared(l.line, &l.call).unwrap());
+    }
+    assert_eq!(replay.schema_hashes(), once);
+    // The same calls borrowed, as `canon replay` hands them over.
+    let mut replay = canon_cli::Replay::new(canon::Policy::DEFAULT, canon_cli::Tools::default());
+    let mut borrowed = Vec::new();
+    for l in &found {
+        let (schema, arguments) = l.call.bindable().unwrap();
+        borrowed.push(replay.replay_call(
+            l.line,
+            canon_cli::CallRef {
+                tool: &l.call.tool,
+                schema,
+                arguments,
+                label: l.call.label.as_deref(),
+            },
+        ));
+        assert_eq!(replay.schema_hashes(), once);
+    }
+    assert_eq!(shared, borrowed);
+    assert!(shared.iter().all(|o| o.outcome == "accepted"));
+    // Another schema between two calls is looked up, and the first found
+    // again in the cache.
+    let other = many_calls(1, 10);
+    let other = Extractor::new(Format::OpenAiChat)
+        .record_shared(2, &other)
+        .unwrap();
+    replay.replay_shared(2, &other[0].call).unwrap();
+    replay.replay_shared(1, &found[0].call).unwrap();
+    assert_eq!(replay.schema_hashes(), 2 * once + 1);
+    // A call that cannot be bound as it stands is not replayed.
+    let mut unknown = found[0].call.clone();
+    unknown.schema = Schema::Unknown;
+    assert_eq!(replay.replay_shared(1, &unknown), None);
+}

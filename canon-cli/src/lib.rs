@@ -15,6 +15,15 @@
 //! assert_eq!(report.totals.accepted_after_repair, 1);
 //! assert_eq!(report.repairs_by_rule["scalar_to_array"], 1);
 //! ```
+//!
+//! The input is read as hostile, and what it can make the engine hold is
+//! bounded: a line is held up to [`formats::MAX_RECORD`] bytes (see
+//! [`Replay::max_line`]), compiled schemas by number ([`CACHE_CAPACITY`])
+//! and by the bytes of their texts ([`CACHE_BYTES`], none over
+//! [`CACHED_SCHEMA_MAX`]), and a [`Report`] counts at most
+//! [`TOOLS_TRACKED`] tools by name, the rest under [`OTHER_TOOLS`]. Text of
+//! the input in an error message is escaped and cut short
+//! ([`formats::shown`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -25,7 +34,10 @@ mod parallel;
 mod report;
 
 use report::{finish, tally};
-pub use report::{merge, render, Example, KindCount, MergeError, Report, ToolCount, Totals};
+pub use report::{
+    merge, render, Example, KindCount, MergeError, Report, ToolCount, Totals, OTHER_TOOLS,
+    TOOLS_TRACKED,
+};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -426,6 +438,15 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Why a call without a `schema` cannot be replayed: its tool, as the
+/// input names it, escaped and cut short ([`formats::shown`]).
+fn no_tool(tool: &str) -> String {
+    format!(
+        "no `schema`, and no tool `{}` in the tools file",
+        formats::shown(tool, formats::SHOWN_CHARS)
+    )
+}
+
 fn nonzero(n: usize) -> NonZeroUsize {
     NonZeroUsize::new(n).unwrap_or(NonZeroUsize::MIN)
 }
@@ -748,9 +769,7 @@ impl Replay {
             }
             None => {
                 let Some(schema) = self.tools.get(tool) else {
-                    return Some(Err(format!(
-                        "no `schema`, and no tool `{tool}` in the tools file"
-                    )));
+                    return Some(Err(no_tool(tool)));
                 };
                 if call.arguments.is_none() {
                     return Some(Err("no `arguments`".to_owned()));
@@ -830,12 +849,7 @@ impl Replay {
             .map(str::to_owned);
         let (schema, from_tools) = match call.get("schema") {
             Some(schema) => (schema, false),
-            None => (
-                self.tools.get(tool).ok_or_else(|| {
-                    format!("no `schema`, and no tool `{tool}` in the tools file")
-                })?,
-                true,
-            ),
+            None => (self.tools.get(tool).ok_or_else(|| no_tool(tool))?, true),
         };
         let arguments = call.get("arguments").ok_or("no `arguments`")?;
         let compiled = match from_tools {

@@ -602,3 +602,22 @@ fn a_record_of_many_calls_hashes_its_schema_once() {
     unknown.schema = Schema::Unknown;
     assert_eq!(replay.replay_shared(1, &unknown), None);
 }
+
+#[test]
+fn a_missing_tool_is_named_escaped_and_short() {
+    let evil = format!("\u{1b}[2J\n\u{2028}\u{202e}{}", "x".repeat(500));
+    let line = json!({"tool": evil, "arguments": {}}).to_string();
+    for jobs in [1, 2] {
+        let (_, errors, _, _) = replay_bounded(line.as_bytes(), jobs, 1 << 20);
+        assert_eq!(errors.len(), 1);
+        let reason = &errors[0].reason;
+        assert!(
+            reason.starts_with("no `schema`, and no tool `\\u{1b}[2J\\n\\u{2028}\\u{202e}xx"),
+            "{reason}"
+        );
+        assert!(reason.chars().count() < 120, "{reason}");
+        assert!(!reason
+            .chars()
+            .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{202e}'));
+    }
+}

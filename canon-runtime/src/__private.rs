@@ -47,7 +47,7 @@ use std::marker::PhantomData;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 
-pub use crate::bind::tolerant::{BindArgs, Fields};
+pub use crate::bind::tolerant::{BindArgs, FieldSource, Fields, PlainFields};
 
 use crate::toolbox::context::Context;
 
@@ -82,13 +82,13 @@ pub trait ParamDeserialize<T> {
     /// [`Has`].
     fn deserialize_verdict(&self) -> Has;
 
-    /// The field's value, through the plan ([`Fields::value`]).
+    /// The field's value, from `fields` ([`FieldSource::value`]).
     ///
     /// # Errors
     /// The map's error when the value does not deserialize.
-    fn field_value<'de, A: de::MapAccess<'de>>(
+    fn field_value<'de, F: FieldSource, A: de::MapAccess<'de>>(
         &self,
-        fields: &Fields<'_>,
+        fields: &F,
         map: &mut A,
         index: usize,
         pointer: &'static str,
@@ -113,9 +113,9 @@ impl<T: DeserializeOwned> ParamDeserialize<T> for ParamProbe<T> {
     }
 
     #[inline(always)]
-    fn field_value<'de, A: de::MapAccess<'de>>(
+    fn field_value<'de, F: FieldSource, A: de::MapAccess<'de>>(
         &self,
-        fields: &Fields<'_>,
+        fields: &F,
         map: &mut A,
         index: usize,
         pointer: &'static str,
@@ -144,9 +144,9 @@ pub trait ParamNoDeserialize<T> {
     ///
     /// # Errors
     /// None.
-    fn field_value<'de, A: de::MapAccess<'de>>(
+    fn field_value<'de, F: FieldSource, A: de::MapAccess<'de>>(
         &self,
-        fields: &Fields<'_>,
+        fields: &F,
         map: &mut A,
         index: usize,
         pointer: &'static str,
@@ -170,9 +170,9 @@ impl<T> ParamNoDeserialize<T> for &ParamProbe<T> {
         Lacks
     }
 
-    fn field_value<'de, A: de::MapAccess<'de>>(
+    fn field_value<'de, F: FieldSource, A: de::MapAccess<'de>>(
         &self,
-        _: &Fields<'_>,
+        _: &F,
         _: &mut A,
         _: usize,
         _: &'static str,

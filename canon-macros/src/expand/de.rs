@@ -72,7 +72,7 @@ pub(super) fn deserialize(
             ) -> ::core::result::Result<Self, __D::Error> {
                 <Self as #krate::__private::BindArgs>::bind_fields(
                     de,
-                    #krate::__private::Fields::plain(),
+                    #krate::__private::PlainFields,
                 )
             }
         }
@@ -81,14 +81,14 @@ pub(super) fn deserialize(
         impl #krate::__private::BindArgs for #args {
             const FIELDS: &'static [&'static ::core::primitive::str] = &[#(#wire),*];
 
-            fn bind_fields<'de, __D: #de::Deserializer<'de>>(
+            fn bind_fields<'de, __D: #de::Deserializer<'de>, __F: #krate::__private::FieldSource>(
                 de: __D,
-                fields: #krate::__private::Fields<'_>,
+                fields: __F,
             ) -> ::core::result::Result<Self, __D::Error> {
                 #[allow(unused_imports)]
                 use #krate::__private::{ParamDeserialize as _, ParamNoDeserialize as _};
 
-                struct __Visitor<'f>(#krate::__private::Fields<'f>);
+                struct __Visitor<__F>(__F);
 
                 /// A key of the arguments object, as its field index.
                 struct __Key(::core::primitive::usize);
@@ -145,7 +145,7 @@ pub(super) fn deserialize(
                 }
 
                 #[automatically_derived]
-                impl<'de> #de::Visitor<'de> for __Visitor<'_> {
+                impl<'de, __F: #krate::__private::FieldSource> #de::Visitor<'de> for __Visitor<__F> {
                     type Value = #args;
 
                     fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {

@@ -16,7 +16,46 @@ pub trait BindArgs: de::DeserializeOwned + 'static {
     ///
     /// # Errors
     /// The deserializer's error when the arguments do not deserialize.
-    fn bind_fields<'de, D: Deserializer<'de>>(de: D, fields: Fields<'_>) -> Result<Self, D::Error>;
+    fn bind_fields<'de, D: Deserializer<'de>, F: FieldSource>(
+        de: D,
+        fields: F,
+    ) -> Result<Self, D::Error>;
+}
+
+/// Where the generated `Deserialize` of an arguments struct gets each
+/// field's value: [`PlainFields`] as serde's derive would, [`Fields`]
+/// through the plan. A type parameter rather than a value, so that plain
+/// deserialization compiles to exactly what the derive's would.
+pub trait FieldSource {
+    /// Deserializes the value of field `index` from `map`; `pointer` is the
+    /// field's RFC 6901 pointer (`/name`, escaped), known at compile time.
+    ///
+    /// # Errors
+    /// The map's error when the value does not deserialize.
+    fn value<'de, T, A>(
+        &self,
+        map: &mut A,
+        index: usize,
+        pointer: &'static str,
+    ) -> Result<T, A::Error>
+    where
+        T: Deserialize<'de>,
+        A: MapAccess<'de>;
+}
+
+/// Every field deserialized exactly as serde would, with no plan.
+#[derive(Clone, Copy, Debug)]
+pub struct PlainFields;
+
+impl FieldSource for PlainFields {
+    #[inline(always)]
+    fn value<'de, T, A>(&self, map: &mut A, _: usize, _: &'static str) -> Result<T, A::Error>
+    where
+        T: Deserialize<'de>,
+        A: MapAccess<'de>,
+    {
+        map.next_value()
+    }
 }
 
 /// The plan of each top-level field of an arguments struct, by field index.
@@ -26,7 +65,7 @@ pub trait BindArgs: de::DeserializeOwned + 'static {
 /// no second lookup of the key. Fields with no tolerant position below them
 /// are deserialized exactly as serde would.
 pub struct Fields<'a> {
-    pub(super) routes: Option<Routes<'a>>,
+    pub(super) routes: Routes<'a>,
 }
 
 pub(super) struct Routes<'a> {
@@ -35,23 +74,9 @@ pub(super) struct Routes<'a> {
     pub(super) slots: &'a [Option<u32>],
 }
 
-impl Fields<'static> {
-    /// No plan: every field deserializes exactly as serde would.
-    pub fn plain() -> Self {
-        Fields { routes: None }
-    }
-}
-
-impl Fields<'_> {
-    /// Deserializes the value of field `index` from `map`.
-    ///
-    /// # Errors
-    /// The map's error when the value does not deserialize.
-    ///
-    /// `pointer` is the field's RFC 6901 pointer (`/name`, escaped), known
-    /// at compile time.
+impl FieldSource for Fields<'_> {
     #[inline(always)]
-    pub fn value<'de, T, A>(
+    fn value<'de, T, A>(
         &self,
         map: &mut A,
         index: usize,
@@ -61,9 +86,7 @@ impl Fields<'_> {
         T: Deserialize<'de>,
         A: MapAccess<'de>,
     {
-        let Some(routes) = &self.routes else {
-            return map.next_value();
-        };
+        let routes = &self.routes;
         match routes.slots.get(index).copied().flatten() {
             None => map.next_value(),
             Some(slot) => {

@@ -15,7 +15,7 @@
 //! where it lends them.
 
 use fields::Routes;
-pub use fields::{BindArgs, Fields};
+pub use fields::{BindArgs, FieldSource, Fields, PlainFields};
 use keys::*;
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -179,11 +179,11 @@ impl<'p> Ctx<'p> {
                 A::bind_fields(
                     de,
                     Fields {
-                        routes: Some(Routes {
+                        routes: Routes {
                             ctx: self,
                             root,
                             slots,
-                        }),
+                        },
                     },
                 )
             }

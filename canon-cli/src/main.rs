@@ -13,8 +13,7 @@ use std::sync::Arc;
 use canon::Policy;
 use canon_cli::formats::{self, Compression, Extractor, Format, Located, Records, Schema};
 use canon_cli::{
-    merge, render, CallOutcome, CallRef, LineError, Replay, Report, Tally, Tools, SAMPLE_CALLS,
-    SAMPLE_TOOLS,
+    merge, render, CallOutcome, LineError, Replay, Report, Tally, Tools, SAMPLE_CALLS, SAMPLE_TOOLS,
 };
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -270,50 +269,42 @@ fn replay_trace(
     // The tools file's schemas as text, made once per tool called.
     let mut from_tools: HashMap<String, Option<Arc<str>>> = HashMap::new();
     let mut bind = |replay: &mut Replay, tally: &mut Tally, located: Located<Arc<str>>| {
-        let Located { line, call } = located;
-        let schema: Result<Arc<str>, &str> = match &call.schema {
-            Schema::Declared(schema) => Ok(Arc::clone(schema)),
-            Schema::Unknown => {
-                let known = match from_tools.get(&call.tool) {
-                    Some(known) => known.clone(),
-                    None => {
-                        let known = replay
-                            .tools()
-                            .get(&call.tool)
-                            .map(|schema| Arc::from(schema.to_string()));
-                        // Only names of the tools file are kept: bounded.
-                        if known.is_some() {
-                            from_tools.insert(call.tool.clone(), known.clone());
-                        }
-                        known
+        let Located { line, mut call } = located;
+        if matches!(call.schema, Schema::Unknown) {
+            let known = match from_tools.get(&call.tool) {
+                Some(known) => known.clone(),
+                None => {
+                    let known = replay
+                        .tools()
+                        .get(&call.tool)
+                        .map(|schema| Arc::from(schema.to_string()));
+                    // Only names of the tools file are kept: bounded.
+                    if known.is_some() {
+                        from_tools.insert(call.tool.clone(), known.clone());
                     }
-                };
-                known.ok_or("no schema in the trace or --tools")
+                    known
+                }
+            };
+            if let Some(schema) = known {
+                call.schema = Schema::Declared(schema);
             }
-            Schema::Undeclared => Err("a tool the request did not declare"),
-            Schema::FreeForm => Err("a free-form (custom) tool"),
-        };
-        match (schema, call.arguments.as_deref()) {
-            (_, None) => {
-                tally.skipped("arguments not captured");
-                Ok(())
-            }
-            (Err(reason), Some(_)) => {
-                tally.skipped(reason);
-                Ok(())
-            }
-            (Ok(schema), Some(arguments)) => {
-                let outcome = replay.replay_call(
-                    line,
-                    CallRef {
-                        tool: &call.tool,
-                        schema: &schema,
-                        arguments,
-                        label: call.label.as_deref(),
-                    },
-                );
+        }
+        // The schema text is shared by the record's calls to the tool (or
+        // by every call taking the tools file's), so a run of calls with
+        // one schema is told by its pointer, not by comparing the text.
+        match replay.replay_shared(line, &call) {
+            Some(outcome) => {
                 tally.call(&outcome);
                 on_call(&outcome)
+            }
+            // Not bound as it stands: `skip_reason` says why (it is
+            // `Some` here), save that `--tools` was searched too.
+            None => {
+                tally.skipped(match (&call.schema, &call.arguments) {
+                    (Schema::Unknown, Some(_)) => "no schema in the trace or --tools",
+                    _ => call.skip_reason().unwrap_or("arguments not captured"),
+                });
+                Ok(())
             }
         }
     };

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::bind::diagnose;
 use crate::bind::policy::Policy;
-use crate::bind::rule::{self, Fix, Verdict};
+use crate::bind::rule::{self, Fix, Refusal};
 use crate::bind::telemetry;
 use crate::feedback::BindError;
 use crate::limits::Limits;
@@ -546,13 +546,16 @@ impl Canonicalizer {
                 policy,
                 skip: &skip,
                 repairs: Vec::new(),
+                more_repairs: 0,
+                max_repairs: self.limits.max_repairs,
                 refused: Vec::new(),
                 declared: 0,
                 undo: Undo::default(),
             };
-            walk.value(args, root, &mut String::new(), 0);
+            walk.value(args, root, &mut String::new(), 0, None);
             let Walk {
                 repairs,
+                more_repairs,
                 refused,
                 declared,
                 undo,
@@ -563,8 +566,8 @@ impl Canonicalizer {
                 // Nothing was changed.
                 return Err(Failure::Refused(None, refused));
             }
-            if repaired.repairs.len() > self.limits.max_repairs {
-                let n = repaired.repairs.len();
+            if repaired.repairs.len() + more_repairs > self.limits.max_repairs {
+                let n = repaired.repairs.len() + more_repairs;
                 repaired.restore(args);
                 return Err(Failure::TooMany(n));
             }
@@ -604,7 +607,7 @@ impl Canonicalizer {
         }
     }
 
-    fn reject(&self, value: &Value, refused: Vec<(String, Verdict)>) -> BindError {
+    fn reject(&self, value: &Value, refused: Vec<Refusal>) -> BindError {
         let (violations, more) = diagnose::explain(
             &self.schema,
             Some(self.validator()),
@@ -634,7 +637,7 @@ enum Failure {
     /// Still invalid: as sent (`None`) or as repaired (the call then holds
     /// the repairs, to be restored), with the strings the core rule
     /// refused.
-    Refused(Option<Repaired>, Vec<(String, Verdict)>),
+    Refused(Option<Repaired>, Vec<Refusal>),
 }
 
 /// A call the rules changed in place: the repairs made, and how to put the
@@ -684,7 +687,11 @@ struct Walk<'a> {
     /// Pointers whose repair was undone: left as sent.
     skip: &'a [String],
     repairs: Vec<Repair>,
-    refused: Vec<(String, Verdict)>,
+    /// Repairs past `max_repairs`: counted, neither made nor kept (the call
+    /// is refused for them).
+    more_repairs: usize,
+    max_repairs: usize,
+    refused: Vec<Refusal>,
     /// Nulls dropped because the declaration made the property nullable:
     /// no repair, the model did as it was told.
     declared: usize,
@@ -697,7 +704,25 @@ impl Walk<'_> {
         self.skip.iter().any(|s| s == at)
     }
 
-    fn value(&mut self, value: &mut Value, id: NodeId, at: &mut String, depth: usize) {
+    /// True when one more repair may be made and kept; else it is counted.
+    fn room_for_repair(&mut self) -> bool {
+        if self.repairs.len() > self.max_repairs {
+            self.more_repairs += 1;
+            return false;
+        }
+        true
+    }
+
+    /// `value`, at `at`; `item`: it is item `index` of the array whose
+    /// pointer is `at[..len]`, built once into `shared` for all its items.
+    fn value(
+        &mut self,
+        value: &mut Value,
+        id: NodeId,
+        at: &mut String,
+        depth: usize,
+        item: Option<(&pointer::Shared, usize, usize)>,
+    ) {
         if depth > MAX_DEPTH {
             return;
         }
@@ -706,10 +731,17 @@ impl Walk<'_> {
             match rule::string_at(node, self.policy, s) {
                 Fix::Keep => return,
                 Fix::Refuse(verdict) => {
-                    self.refused.push((at.clone(), verdict));
+                    let (at, index) = match item {
+                        Some((shared, len, index)) => {
+                            (shared.get_or_init(|| at[..len].into()).clone(), Some(index))
+                        }
+                        None => (at.as_str().into(), None),
+                    };
+                    self.refused.push(Refusal { at, index, verdict });
                     return;
                 }
                 Fix::Replace(_, _) if self.skipped(at) => return,
+                Fix::Replace(_, _) if !self.room_for_repair() => return,
                 Fix::Replace(new, rule) => {
                     let old = std::mem::replace(value, new);
                     self.undo.replaced.push((self.repairs.len(), old));
@@ -725,10 +757,11 @@ impl Walk<'_> {
             Value::Object(members) => self.object(members, id, at, depth),
             Value::Array(items) => {
                 if let Some(child) = node.items {
+                    let shared = pointer::Shared::new();
                     for (i, item) in items.iter_mut().enumerate() {
                         let len = at.len();
                         let _ = write!(at, "/{i}");
-                        self.value(item, child, at, depth + 1);
+                        self.value(item, child, at, depth + 1, Some((&shared, len, i)));
                         at.truncate(len);
                     }
                 }
@@ -760,7 +793,11 @@ impl Walk<'_> {
                         at.truncate(len);
                         continue;
                     }
-                    if property.drop_null && null_as_absent && member.is_null() && !self.skipped(at)
+                    if property.drop_null
+                        && null_as_absent
+                        && member.is_null()
+                        && !self.skipped(at)
+                        && self.room_for_repair()
                     {
                         self.repairs
                             .push(Repair::new(at.clone(), RepairRule::NullAsAbsent));
@@ -776,7 +813,7 @@ impl Walk<'_> {
                 }),
             };
             if let Some(child) = child {
-                self.value(member, child, at, depth + 1);
+                self.value(member, child, at, depth + 1, None);
             }
             at.truncate(len);
         }

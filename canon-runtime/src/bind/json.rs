@@ -150,6 +150,7 @@ impl<'de> Visitor<'de> for Locate<'_> {
                 at: Path::Index {
                     parent: &self.at,
                     index,
+                    shared: None,
                 },
                 failed: self.failed,
             };
@@ -318,6 +319,7 @@ impl<'de> Visitor<'de> for Checked<'_> {
                 at: Path::Index {
                     parent: &self.at,
                     index: items.len(),
+                    shared: None,
                 },
                 duplicates: self.duplicates,
                 room,

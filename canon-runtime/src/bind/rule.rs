@@ -106,6 +106,30 @@ pub(crate) enum Verdict {
     CommaList,
 }
 
+/// A string the core rule refused, and where it is: the pointer of the
+/// array holding it and its index there (the refusals of one array share
+/// one copy of that pointer, so a long key over a wide array costs its
+/// length once, not once per item), or its whole pointer.
+#[derive(Debug, Clone)]
+pub(crate) struct Refusal {
+    /// The array's pointer when `index` is `Some`, else the string's own.
+    pub(crate) at: std::rc::Rc<str>,
+    /// The string's index in the array at `at`.
+    pub(crate) index: Option<usize>,
+    /// Why it was refused.
+    pub(crate) verdict: Verdict,
+}
+
+impl Refusal {
+    /// The refused string's pointer.
+    pub(crate) fn pointer(&self) -> String {
+        match self.index {
+            Some(index) => format!("{}/{index}", self.at),
+            None => self.at.to_string(),
+        }
+    }
+}
+
 /// Decides what a string at a tolerant position becomes: blank, then list
 /// text, then a comma-separated list are refused; anything else is wrapped.
 #[inline]

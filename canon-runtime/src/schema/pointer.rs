@@ -61,7 +61,31 @@ pub(crate) enum Path<'a> {
     Index {
         parent: &'a Path<'a>,
         index: usize,
+        /// The parent's pointer, built once for all the items of its array
+        /// that need it (`None`: built each time).
+        shared: Option<&'a Shared>,
     },
+}
+
+/// A pointer built at most once and shared, for the items of one array.
+pub(crate) type Shared = std::cell::OnceCell<std::rc::Rc<str>>;
+
+impl Path<'_> {
+    /// The pointer of the array holding this item and the item's index, the
+    /// array's pointer built once per array; or this position's pointer.
+    pub(crate) fn shared(&self) -> (std::rc::Rc<str>, Option<usize>) {
+        match self {
+            Path::Index {
+                parent,
+                index,
+                shared: Some(shared),
+            } => (
+                shared.get_or_init(|| parent.pointer().into()).clone(),
+                Some(*index),
+            ),
+            _ => (self.pointer().into(), None),
+        }
+    }
 }
 
 impl Path<'_> {
@@ -105,7 +129,7 @@ impl Path<'_> {
                     out.push_str(key);
                 }
             }
-            Path::Index { parent, index } => {
+            Path::Index { parent, index, .. } => {
                 parent.write(out);
                 let _ = write!(out, "/{index}");
             }
@@ -129,6 +153,7 @@ mod tests {
         let index = Path::Index {
             parent: &key,
             index: 3,
+            shared: None,
         };
         let tilde = Path::Key {
             parent: &index,

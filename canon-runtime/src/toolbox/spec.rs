@@ -437,7 +437,9 @@ impl ToolSpec {
                 Err(_) => self.retry_value::<A>(args, policy, binder),
             };
         }
-        let ctx = Ctx::new(&self.plan, Mode::Fast).with_max_depth(self.limits.max_depth);
+        let ctx = Ctx::new(&self.plan, Mode::Fast)
+            .with_max_depth(self.limits.max_depth)
+            .with_max_repairs(self.limits.max_repairs);
         match binder.bind(&ctx, args) {
             Ok(bound) => self.accept(bound, ctx),
             Err(_) => self.retry_value::<A>(args, policy, binder),
@@ -456,6 +458,7 @@ impl ToolSpec {
         }
         let ctx = Ctx::new(&self.plan, Mode::Fast)
             .with_max_depth(self.limits.max_depth)
+            .with_max_repairs(self.limits.max_repairs)
             .checking_keys();
         let mut de = serde_json::Deserializer::from_str(text);
         match binder.bind(&ctx, &mut de) {
@@ -558,10 +561,10 @@ impl ToolSpec {
 
     #[inline(always)]
     fn accept<A>(&self, args: A, ctx: Ctx<'_>) -> Result<Bound<A>, BindError> {
-        let repairs = ctx.into_repairs();
-        if !repairs.is_empty() {
-            if repairs.len() > self.limits.max_repairs {
-                return Err(self.too_many_repairs(repairs.len()));
+        let (repairs, n) = ctx.into_repairs();
+        if n != 0 {
+            if n > self.limits.max_repairs {
+                return Err(self.too_many_repairs(n));
             }
             self.trace_repairs(&repairs);
         }

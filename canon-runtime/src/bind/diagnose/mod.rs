@@ -10,14 +10,15 @@
 pub(crate) mod prune;
 
 use crate::schema::MAX_DEPTH;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::ValidationError;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::bind::rule::Verdict;
+use crate::bind::rule::{Refusal, Verdict};
 use crate::bind::tolerant::{Ctx, Mode};
 use crate::feedback::violations::{list_text_message, serde_message, uncounted, unknown_message};
 use crate::feedback::{JsonType, Received, Violation, ViolationKind};
@@ -75,7 +76,7 @@ pub(crate) fn explain(
     schema: &Value,
     validator: Option<&jsonschema::Validator>,
     repaired: &Value,
-    refused: Vec<(String, Verdict)>,
+    refused: Vec<Refusal>,
     cap: usize,
 ) -> (Vec<Violation>, usize) {
     if let Some(sent) = schema_as_arguments(schema, repaired) {
@@ -88,13 +89,13 @@ pub(crate) fn explain(
     // ..."). Both are left out, whether the refused string is kept or only
     // counted.
     let mut skip = Refused::default();
-    for (at, _) in &refused {
-        skip.add(at);
+    for refusal in &refused {
+        skip.add(refusal);
     }
     let mut out: Vec<Violation> = refused
         .into_iter()
         .take(cap)
-        .map(|(at, verdict)| refused_string(schema, repaired, at, verdict))
+        .map(|r| refused_string(schema, repaired, r.pointer(), r.verdict))
         .collect();
     let mut found = Found::new(cap, skip);
     let mut exact = true;
@@ -129,30 +130,91 @@ pub(crate) fn explain(
 }
 
 /// The positions of the strings the core rule refused.
+///
+/// Each array holding refused items is kept once, however many of its
+/// items were refused, and so is each position above it: a long key over
+/// a wide array costs its length once per array, not once per item.
 #[derive(Default)]
 pub(crate) struct Refused {
-    /// Each refused pointer.
+    /// Each refused string that is not an array's item, by pointer.
     at: HashSet<String>,
     /// Each position holding one (a prefix of a refused pointer).
     holders: HashSet<String>,
-    /// Each refused item, by its array's pointer.
-    items: std::collections::HashMap<String, HashSet<usize>>,
+    /// The refused items of each array, by its pointer.
+    arrays: HashMap<Rc<str>, usize>,
+    items: Vec<HashSet<usize>>,
+    /// The array of the last item added and its entry, found again without
+    /// hashing its pointer.
+    last: Option<(Rc<str>, usize)>,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The entries of [`Refused`] looked at (one per set probed or
+    /// inserted into), to prove its cost linear in the refused strings.
+    static REFUSED_PROBES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One more entry of [`Refused`] looked at.
+#[inline(always)]
+fn probe() {
+    #[cfg(test)]
+    REFUSED_PROBES.with(|p| p.set(p.get() + 1));
 }
 
 impl Refused {
-    fn add(&mut self, at: &str) {
-        for (i, _) in at.match_indices('/') {
-            self.holders.insert(at[..i].to_owned());
-        }
-        if let Some((array, index)) = at.rsplit_once('/') {
-            if let Ok(index) = index.parse() {
-                self.items
-                    .entry(array.to_owned())
-                    .or_default()
-                    .insert(index);
+    fn add(&mut self, refusal: &Refusal) {
+        let at = &refusal.at;
+        let index = match refusal.index {
+            Some(index) => Some(index),
+            None => at
+                .rsplit_once('/')
+                .and_then(|(_, token)| array_index(token)),
+        };
+        let array: Rc<str> = match (refusal.index, index) {
+            (Some(_), _) => at.clone(),
+            (None, Some(_)) => at.rsplit_once('/').map_or("", |(a, _)| a).into(),
+            (None, None) => {
+                self.hold(at, false);
+                self.at.insert(at.to_string());
+                return;
+            }
+        };
+        let index = index.unwrap_or_default();
+        let entry = match &self.last {
+            Some((last, entry)) if Rc::ptr_eq(last, &array) => *entry,
+            _ => {
+                let entry = match self.arrays.get(&array) {
+                    Some(entry) => *entry,
+                    None => {
+                        self.hold(&array, true);
+                        self.items.push(HashSet::new());
+                        self.arrays.insert(array.clone(), self.items.len() - 1);
+                        self.items.len() - 1
+                    }
+                };
+                self.last = Some((array, entry));
+                entry
+            }
+        };
+        probe();
+        self.items[entry].insert(index);
+    }
+
+    /// Records the positions above `at` (and `at` itself when `inclusive`)
+    /// as holding a refused string, copying each only when new.
+    fn hold(&mut self, at: &str, inclusive: bool) {
+        let ends = at.match_indices('/').map(|(i, _)| i);
+        let ends: Vec<usize> = if inclusive {
+            ends.chain([at.len()]).collect()
+        } else {
+            ends.collect()
+        };
+        for end in ends {
+            if !self.holders.contains(&at[..end]) {
+                self.holders.insert(at[..end].to_owned());
             }
         }
-        self.at.insert(at.to_owned());
     }
 
     /// True for a validator error that a refused string explains.
@@ -164,15 +226,27 @@ impl Refused {
         let union_of_refused = v.kind == ViolationKind::WrongType
             && container
             && self.holders.contains(v.pointer.as_str());
-        union_of_refused || self.at.contains(v.pointer.as_str())
+        union_of_refused
+            || self.at.contains(v.pointer.as_str())
+            || v.pointer.rsplit_once('/').is_some_and(|(array, token)| {
+                array_index(token)
+                    .is_some_and(|index| self.items_of(array).is_some_and(|i| i.contains(&index)))
+            })
     }
 
-    /// True when item `index` of the array at `array` was refused.
-    pub(crate) fn has_item(&self, array: &str, index: usize) -> bool {
-        self.items
-            .get(array)
-            .is_some_and(|items| items.contains(&index))
+    /// The refused items of the array at `array`.
+    pub(crate) fn items_of(&self, array: &str) -> Option<&HashSet<usize>> {
+        probe();
+        self.arrays.get(array).map(|&entry| &self.items[entry])
     }
+}
+
+/// A pointer's last token as an array index, when it is one as RFC 6901
+/// writes it (digits, no leading zero).
+fn array_index(token: &str) -> Option<usize> {
+    let digits = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
+    let canonical = token == "0" || !token.starts_with('0');
+    (digits && canonical).then(|| token.parse().ok()).flatten()
 }
 
 /// Violations as they are found: at most `cap` kept, the others counted,
@@ -250,9 +324,8 @@ fn explain_large(
             }
         }
     }
-    let (tail, exact) = pruned.tail_errors(schema, validator, repaired, |at, i| {
-        found.refused.has_item(at, i)
-    });
+    let refused = &found.refused;
+    let (tail, exact) = pruned.tail_errors(schema, validator, repaired, |at| refused.items_of(at));
     found.more += tail;
     exact
 }
@@ -1240,6 +1313,29 @@ mod tests {
         assert_eq!(
             large, 0,
             "a missing property shows nothing of what is there"
+        );
+    }
+
+    #[test]
+    fn refused_strings_are_looked_up_at_a_cost_linear_in_their_number() {
+        let schema = json!({"type": "object", "properties": {"lists": {"type": "array",
+            "items": {"type": "array", "items": {"type": "string"}}}}});
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let plan = Plan::compile_with(&schema, crate::bind::policy::Policy::DEFAULT);
+        let probes = |n: usize| {
+            REFUSED_PROBES.with(|p| p.set(0));
+            let call = json!({ "lists": vec![""; n] });
+            let (found, more) = violations::<Value>(&plan, &schema, Some(&validator), &call, 20);
+            assert_eq!((found.len(), found.len() + more), (20, n));
+            REFUSED_PROBES.with(|p| p.get())
+        };
+        let (small, large) = (probes(10_000), probes(40_000));
+        // Each refused blank is added once and looked up at most once; a
+        // scan over the others per blank would be 40,000 times more.
+        assert!(large <= 3 * 40_000, "{large} probes for 40,000 blanks");
+        assert!(
+            large <= 4 * small + 8,
+            "{small} probes for 10,000, {large} for 40,000"
         );
     }
 

@@ -82,12 +82,12 @@ impl Pruned {
     /// adds little to each check (an array whose schema has `prefixItems`
     /// keeps its first items, and the item goes past them, where `items`
     /// applies as it does to the item sent).
-    pub(crate) fn tail_errors(
+    pub(crate) fn tail_errors<'r>(
         &self,
         schema: &Value,
         validator: &jsonschema::Validator,
         original: &Value,
-        refused: impl Fn(&str, usize) -> bool,
+        refused: impl Fn(&str) -> Option<&'r std::collections::HashSet<usize>>,
     ) -> (usize, bool) {
         let mut errors = 0;
         let mut exact = true;
@@ -104,11 +104,13 @@ impl Pruned {
                 continue;
             };
             let start = self.keep.min(sent.len());
-            // Refused strings are counted already.
+            // Refused strings are counted already (their array is looked
+            // up once, not once per item).
+            let refused_here = refused(at);
             let tail = sent[start..]
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| !refused(at, start + i))
+                .filter(|(i, _)| !refused_here.is_some_and(|r| r.contains(&(start + i))))
                 .map(|(_, item)| item);
             // The items' own schema, compiled once: each item is checked
             // alone, at no cost from the rest of the call (its pointer,

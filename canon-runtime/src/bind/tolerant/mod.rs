@@ -27,11 +27,11 @@ use serde::de::{
     VariantAccess, Visitor,
 };
 
-use crate::bind::rule::{string_at_string_array, Verdict};
+use crate::bind::rule::{string_at_string_array, Refusal, Verdict};
 use crate::repair::{Repair, RepairRule};
 use crate::schema::constraint::{Assert, Num};
 use crate::schema::plan::{Member, Name, Node, NodeId, Plan};
-use crate::schema::pointer::Path;
+use crate::schema::pointer::{Path, Shared};
 
 /// What to do with a string the rule refuses to wrap.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -47,8 +47,11 @@ pub(crate) enum Mode {
 pub(crate) struct Ctx<'p> {
     plan: &'p Plan,
     repairs: RefCell<Vec<Repair>>,
-    /// `Some` in [`Mode::Collect`]: the strings refused, by pointer.
-    refused: Option<RefCell<Vec<(String, Verdict)>>>,
+    /// Repairs past `max_repairs`, counted and not kept: the call is refused.
+    more_repairs: Cell<usize>,
+    max_repairs: usize,
+    /// `Some` in [`Mode::Collect`]: the strings refused, and where.
+    refused: Option<RefCell<Vec<Refusal>>>,
     /// The arrays and objects entered at guarded positions, and how many
     /// may be open at once.
     depth: Cell<usize>,
@@ -70,6 +73,8 @@ impl<'p> Ctx<'p> {
         Ctx {
             plan,
             repairs: RefCell::new(Vec::new()),
+            more_repairs: Cell::new(0),
+            max_repairs: usize::MAX,
             refused: match mode {
                 Mode::Fast => None,
                 Mode::Collect => Some(RefCell::new(Vec::new())),
@@ -190,14 +195,27 @@ impl<'p> Ctx<'p> {
         }
     }
 
-    pub(crate) fn into_parts(self) -> (Vec<Repair>, Vec<(String, Verdict)>) {
+    pub(crate) fn into_parts(self) -> (Vec<Repair>, Vec<Refusal>) {
         let refused = self.refused.map(RefCell::into_inner).unwrap_or_default();
         (self.repairs.into_inner(), refused)
     }
 
+    /// The repairs made, and how many there were (past
+    /// [`with_max_repairs`](Self::with_max_repairs) they are counted, not
+    /// kept).
     #[inline(always)]
-    pub(crate) fn into_repairs(self) -> Vec<Repair> {
-        self.repairs.into_inner()
+    pub(crate) fn into_repairs(self) -> (Vec<Repair>, usize) {
+        let more = self.more_repairs.get();
+        let repairs = self.repairs.into_inner();
+        let n = repairs.len() + more;
+        (repairs, n)
+    }
+
+    /// Keeps at most one repair more than `max_repairs` (enough to tell
+    /// the call needs too many), counting the others.
+    pub(crate) fn with_max_repairs(mut self, max_repairs: usize) -> Self {
+        self.max_repairs = max_repairs;
+        self
     }
 
     /// Applies the rule to a string found at a tolerant position: true when
@@ -205,8 +223,12 @@ impl<'p> Ctx<'p> {
     fn accept<E: de::Error>(&self, s: &str, path: &Path<'_>) -> Result<bool, E> {
         match string_at_string_array(s) {
             Verdict::Wrap => {
-                let repair = Repair::new(path.pointer(), RepairRule::ScalarToArray);
                 let mut repairs = self.repairs.borrow_mut();
+                if repairs.len() > self.max_repairs {
+                    self.more_repairs.set(self.more_repairs.get() + 1);
+                    return Ok(true);
+                }
+                let repair = Repair::new(path.pointer(), RepairRule::ScalarToArray);
                 if repairs.is_empty() {
                     // One allocation of the exact size, without the growth path.
                     *repairs = vec![repair];
@@ -218,8 +240,12 @@ impl<'p> Ctx<'p> {
             refused => match &self.refused {
                 None => Err(E::custom("canon: string refused at an array position")),
                 Some(list) => {
-                    list.borrow_mut()
-                        .push((path.pointer().into_owned(), refused));
+                    let (at, index) = path.shared();
+                    list.borrow_mut().push(Refusal {
+                        at,
+                        index,
+                        verdict: refused,
+                    });
                     Ok(false)
                 }
             },
@@ -535,6 +561,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
                     ctx: self.ctx,
                     path: self.path,
                     index: 0,
+                    shared: Shared::new(),
                 });
                 self.ctx.leave();
                 value
@@ -610,6 +637,7 @@ impl<'a, V> Vis<'a, V> {
             path: self.path,
             index: 0,
             assert,
+            shared: Shared::new(),
             unique: assert.unique().then(Seen::default),
         };
         let value = self.inner.visit_seq(&mut seq);
@@ -672,6 +700,8 @@ struct Items<'a, A> {
     ctx: &'a Ctx<'a>,
     path: &'a Path<'a>,
     index: usize,
+    /// The array's pointer, once an item needs it.
+    shared: Shared,
 }
 
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
@@ -685,6 +715,7 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
         let path = Path::Index {
             parent: self.path,
             index: self.index,
+            shared: Some(&self.shared),
         };
         self.index += 1;
         self.seq.next_element_seed(Seed {
@@ -713,6 +744,8 @@ struct Seq<'a, A> {
     assert: &'a Assert,
     /// The items' hashes, when they must be distinct.
     unique: Option<Seen>,
+    /// The array's pointer, once an item needs it.
+    shared: Shared,
 }
 
 impl<A> Seq<'_, A> {
@@ -740,6 +773,7 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
         let path = Path::Index {
             parent: self.path,
             index: self.index,
+            shared: Some(&self.shared),
         };
         let hash = Cell::new(None);
         let item = match (self.items, self.unique.is_some()) {

@@ -233,6 +233,38 @@ fn a_call_needing_more_repairs_than_the_bound_is_refused() {
     assert_eq!(canon.canonicalize(&mut call).unwrap().len(), 64);
 }
 
+/// Lists of names.
+#[canon::tool]
+fn name_lists(lists: Vec<Vec<String>>) -> usize {
+    lists.len()
+}
+
+#[test]
+fn repairs_past_the_bound_are_counted_exactly_and_nothing_is_changed() {
+    let message =
+        "1000 values are in the wrong shape (at most 64 are read as meant); send arrays as arrays";
+    // The typed pass: a thousand bare strings where arrays belong.
+    let error = NameLists
+        .bind(&json!({ "lists": vec!["a"; 1000] }))
+        .unwrap_err();
+    assert_eq!(error.violations()[0].message, message);
+    let text = format!(r#"{{"lists": [{}]}}"#, vec![r#""a""#; 1000].join(","));
+    let error = NameLists.bind_str(&text).unwrap_err();
+    assert_eq!(error.violations()[0].message, message);
+    // A tool known only by its schema: the call is left as sent.
+    let canon = Canonicalizer::new(&json!({
+        "type": "object",
+        "additionalProperties": {"type": "array", "items": {"type": "string"}}
+    }))
+    .unwrap();
+    let sent: serde_json::Map<String, serde_json::Value> =
+        (0..1000).map(|i| (format!("k{i}"), json!("v"))).collect();
+    let mut call = serde_json::Value::Object(sent.clone());
+    let error = canon.canonicalize(&mut call).unwrap_err();
+    assert_eq!(error.violations()[0].message, message);
+    assert_eq!(call, serde_json::Value::Object(sent));
+}
+
 #[test]
 fn repairs_never_carry_argument_values() {
     const SECRET: &str = "SECRET-9c1e";

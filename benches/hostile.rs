@@ -25,11 +25,13 @@
 //! Run: `cargo bench --bench hostile`.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use canon::{Canonicalizer, Tool};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
 use serde_json::{json, Value};
+
+mod interleave;
 
 /// Lists of names.
 #[canon::tool]
@@ -187,37 +189,6 @@ const ROUNDS: usize = 15;
 /// Each case runs at least this long in a round (and at least once).
 const ROUND: Duration = Duration::from_millis(20);
 
-/// Times every case interleaved; the fastest round of each, in ns a call.
-fn interleaved(cases: &[&dyn Fn()]) -> Vec<f64> {
-    // Calls a round, from a first timing of each case (which also warms
-    // it).
-    let calls: Vec<u32> = cases
-        .iter()
-        .map(|case| {
-            let start = Instant::now();
-            let mut calls = 0u32;
-            while calls < 3 || start.elapsed() < ROUND {
-                case();
-                calls += 1;
-            }
-            let per_call = start.elapsed() / calls;
-            (ROUND.as_nanos() / per_call.as_nanos().max(1)).clamp(1, 1_000_000) as u32
-        })
-        .collect();
-    let mut best = vec![f64::MAX; cases.len()];
-    for _ in 0..ROUNDS {
-        for (i, case) in cases.iter().enumerate() {
-            let start = Instant::now();
-            for _ in 0..calls[i] {
-                case();
-            }
-            let ns = start.elapsed().as_nanos() as f64 / f64::from(calls[i]);
-            best[i] = best[i].min(ns);
-        }
-    }
-    best
-}
-
 /// A time in ns, in ms (or µs below 0.1 ms).
 fn shown(ns: f64) -> String {
     if ns < 100_000.0 {
@@ -234,7 +205,7 @@ fn table(scenarios: &[Scenario]) {
         .iter()
         .flat_map(|s| s.cases.iter().flatten().map(|case| &**case))
         .collect();
-    let best = interleaved(&flat);
+    let best = interleave::interleaved(&flat, ROUNDS, ROUND);
     println!();
     println!("Interleaved, {ROUNDS} rounds, fastest round of each (ns a call):");
     for (s, best) in scenarios.iter().zip(best.chunks(4)) {

@@ -45,6 +45,7 @@ use serde_json::Value;
 
 #[allow(dead_code)]
 mod common;
+mod interleave;
 
 use common::{SearchCode, Strict, NEAR_MISS, VALID};
 
@@ -276,34 +277,6 @@ const ROUNDS: usize = 60;
 /// Each case runs this long in a round.
 const ROUND: Duration = Duration::from_millis(2);
 
-/// Times every case interleaved; the fastest round of each, in ns a call.
-fn interleaved(cases: &[&dyn Fn()]) -> Vec<f64> {
-    // Calls a round, from a first timing of each case.
-    let calls: Vec<u32> = cases
-        .iter()
-        .map(|case| {
-            let start = Instant::now();
-            for _ in 0..100 {
-                case();
-            }
-            let per_call = start.elapsed() / 100;
-            (ROUND.as_nanos() / per_call.as_nanos().max(1)).clamp(10, 1_000_000) as u32
-        })
-        .collect();
-    let mut best = vec![f64::MAX; cases.len()];
-    for _ in 0..ROUNDS {
-        for (i, case) in cases.iter().enumerate() {
-            let start = Instant::now();
-            for _ in 0..calls[i] {
-                case();
-            }
-            let ns = start.elapsed().as_nanos() as f64 / f64::from(calls[i]);
-            best[i] = best[i].min(ns);
-        }
-    }
-    best
-}
-
 struct Workloads {
     canon: [Canonicalizer; 5],
     w4_valid: String,
@@ -359,7 +332,7 @@ fn table(workloads: &[(&'static str, Vec<Case<'_>>)]) {
         .iter()
         .flat_map(|(_, cases)| cases.iter().map(|(_, _, case)| &**case))
         .collect();
-    let best = interleaved(&flat);
+    let best = interleave::interleaved(&flat, ROUNDS, ROUND);
     println!();
     println!(
         "Interleaved, {ROUNDS} rounds, fastest round of each (ns a call, ratio to its baseline):"

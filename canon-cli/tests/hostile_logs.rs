@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use canon_cli::formats::{Extractor, Format, Schema};
+use canon_cli::formats::{Extractor, Format, Located, Schema};
 use serde_json::json;
 
 /// A Chat Completions record whose one tool has a large schema and is
@@ -26,14 +26,19 @@ fn many_calls(n: usize, schema_bytes: usize) -> String {
     .to_string()
 }
 
+/// The `n` calls of [`many_calls`], as the extractor shares them.
+fn many_shared_calls(n: usize, schema_bytes: usize) -> Vec<Located<Arc<str>>> {
+    let found = Extractor::new(Format::OpenAiChat)
+        .record_shared(1, &many_calls(n, schema_bytes))
+        .unwrap();
+    assert_eq!(found.len(), n);
+    found
+}
+
 #[test]
 fn the_calls_of_a_record_share_one_copy_of_the_schema() {
     let (n, bytes) = (1_500, 100_000);
-    let record = many_calls(n, bytes);
-    let found = Extractor::new(Format::OpenAiChat)
-        .record_shared(1, &record)
-        .unwrap();
-    assert_eq!(found.len(), n);
+    let found = many_shared_calls(n, bytes);
     let schemas: Vec<&Arc<str>> = found
         .iter()
         .map(|l| match &l.call.schema {
@@ -555,11 +560,7 @@ fn the_schema_cache_is_bounded_in_bytes() {
 #[test]
 fn a_record_of_many_calls_hashes_its_schema_once() {
     let (n, bytes) = (1_500, 100_000);
-    let record = many_calls(n, bytes);
-    let found = Extractor::new(Format::OpenAiChat)
-        .record_shared(1, &record)
-        .unwrap();
-    assert_eq!(found.len(), n);
+    let found = many_shared_calls(n, bytes);
     // The calls as the record shares them.
     let mut replay = canon_cli::Replay::new(canon::Policy::DEFAULT, canon_cli::Tools::default());
     let first = replay.replay_shared(1, &found[0].call).unwrap();

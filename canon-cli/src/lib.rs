@@ -268,7 +268,13 @@ impl SchemaCache {
     /// Evicts the least recently used until within the entries and bytes
     /// allowed.
     fn shrink(&mut self) {
-        while self.bytes > self.budget || self.entries.len() > self.entries.cap().get() {
+        self.shrink_to(self.entries.cap().get());
+    }
+
+    /// Evicts the least recently used until within `entries` entries and
+    /// the bytes allowed, counting the evicted texts out.
+    fn shrink_to(&mut self, entries: usize) {
+        while self.bytes > self.budget || self.entries.len() > entries {
             match self.entries.pop_lru() {
                 Some((old, _)) => self.bytes -= old.len(),
                 None => break,
@@ -505,11 +511,7 @@ impl Replay {
             let mut cache = lock(&self.cache);
             let capacity = nonzero(capacity);
             // Evicted here, so that the bytes are counted out.
-            while cache.entries.len() > capacity.get() {
-                if let Some((old, _)) = cache.entries.pop_lru() {
-                    cache.bytes -= old.len();
-                }
-            }
+            cache.shrink_to(capacity.get());
             cache.entries.resize(capacity);
         }
         self

@@ -124,6 +124,11 @@ pub const SHOWN_CHARS: usize = 64;
 /// ```
 pub fn shown(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     let max = max.max(1);
+    // Printable ASCII within `max` bytes is shown as it is: the common
+    // case (a tool name), told without decoding characters.
+    if text.len() <= max && text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
     let hidden = |c: char| {
         c.is_control()
             || matches!(

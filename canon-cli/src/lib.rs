@@ -33,7 +33,7 @@ mod lines;
 mod parallel;
 mod report;
 
-use report::{finish, tally};
+use report::{finish, tally, ByTool};
 pub use report::{
     merge, render, Example, KindCount, MergeError, Report, ToolCount, Totals, OTHER_TOOLS,
     TOOLS_TRACKED,
@@ -335,6 +335,8 @@ pub struct CallRef<'a> {
 #[derive(Debug, Clone)]
 pub struct Tally {
     report: Report,
+    /// The per-tool counts, put into the report by [`finish`](Self::finish).
+    by_tool: ByTool,
 }
 
 impl Tally {
@@ -346,12 +348,13 @@ impl Tally {
                 closed_objects: replay.closed,
                 ..Report::default()
             },
+            by_tool: ByTool::default(),
         }
     }
 
     /// Counts one call.
     pub fn call(&mut self, outcome: &CallOutcome) {
-        tally(&mut self.report, outcome);
+        tally(&mut self.report, &mut self.by_tool, outcome);
     }
 
     /// Counts one malformed line.
@@ -372,6 +375,7 @@ impl Tally {
 
     /// The report, once `lines` lines (blank ones included) were read.
     pub fn finish(mut self, lines: u64) -> Report {
+        self.by_tool.finish(&mut self.report.by_tool);
         finish(&mut self.report, lines);
         self.report
     }

@@ -1,7 +1,7 @@
 //! What a replay found: the counts, per rule and per violation kind, and
 //! the table `canon replay` prints.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -122,14 +122,14 @@ pub struct Report {
     pub skipped_by_reason: BTreeMap<String, u64>,
 }
 
-pub(crate) fn tally(report: &mut Report, outcome: &CallOutcome) {
+pub(crate) fn tally(report: &mut Report, by_tool: &mut ByTool, outcome: &CallOutcome) {
     let t = &mut report.totals;
     if outcome.outcome == "schema_error" {
         t.schema_errors += 1;
         return;
     }
     t.calls += 1;
-    let tool = tool_entry(&mut report.by_tool, &outcome.tool);
+    let tool = by_tool.entry(&outcome.tool);
     tool.calls += 1;
     match outcome.outcome {
         "accepted" => {
@@ -189,9 +189,55 @@ pub(crate) fn tally(report: &mut Report, outcome: &CallOutcome) {
     }
 }
 
-/// The [`Report::by_tool`] entry that counts the calls of `tool`: its
-/// own while fewer than 10,000 (`TOOLS_TRACKED`) tools are counted apart (or it
-/// is one of them), else `"(other tools)"`.
+/// The per-tool counts of a replay in progress: found by a hash of the
+/// name (one lookup a call), put in name order by [`ByTool::finish`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ByTool {
+    /// Each name counted, as [`shown`] gives it, and its place in `counts`.
+    index: HashMap<String, usize, lru::DefaultHasher>,
+    counts: Vec<ToolCount>,
+}
+
+impl ByTool {
+    /// The counts, by name.
+    pub(crate) fn finish(self, by_tool: &mut BTreeMap<String, ToolCount>) {
+        let mut counts: Vec<Option<ToolCount>> = self.counts.into_iter().map(Some).collect();
+        for (name, i) in self.index {
+            if let Some(count) = counts.get_mut(i).and_then(Option::take) {
+                by_tool.insert(name, count);
+            }
+        }
+    }
+
+    /// The entry that counts the calls of `tool`: its own while fewer than
+    /// 10,000 (`TOOLS_TRACKED`) tools are counted apart (or it is one of
+    /// them), else `"(other tools)"`.
+    fn entry(&mut self, tool: &str) -> &mut ToolCount {
+        let name = shown(tool, SHOWN_CHARS);
+        let i = match self.index.get(&*name) {
+            Some(&i) => i,
+            None => {
+                let apart = self.index.len() - usize::from(self.index.contains_key(OTHER_TOOLS));
+                let name = match name == OTHER_TOOLS || apart >= TOOLS_TRACKED {
+                    true => OTHER_TOOLS,
+                    false => &*name,
+                };
+                match self.index.get(name) {
+                    Some(&i) => i,
+                    None => {
+                        self.index.insert(name.to_owned(), self.counts.len());
+                        self.counts.push(ToolCount::default());
+                        self.counts.len() - 1
+                    }
+                }
+            }
+        };
+        &mut self.counts[i]
+    }
+}
+
+/// The [`Report::by_tool`] entry that counts the calls of `tool`, by the
+/// rule [`ByTool::entry`] follows: for merging reports.
 fn tool_entry<'a>(by_tool: &'a mut BTreeMap<String, ToolCount>, tool: &str) -> &'a mut ToolCount {
     let name = shown(tool, SHOWN_CHARS);
     if !by_tool.contains_key(&*name) {

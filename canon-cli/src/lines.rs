@@ -2,7 +2,7 @@
 //! longer line is read through to its newline in the reader's own buffer
 //! and dropped, so that the lines after it are read as usual.
 
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead};
 
 /// The UTF-8 byte order mark, dropped from the start of the first line.
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -31,7 +31,28 @@ pub(crate) fn read_line(
 ) -> io::Result<Next> {
     let start = buf.len();
     let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
-    let read = input.by_ref().take(limit).read_until(b'\n', buf)? as u64;
+    // As `input.take(limit).read_until(b'\n', buf)`, the newline found by
+    // a SIMD search.
+    let mut read = 0u64;
+    while read < limit {
+        let chunk = match input.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let room = usize::try_from(limit - read).map_or(chunk.len(), |room| room.min(chunk.len()));
+        let chunk = &chunk[..room];
+        let (used, end) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), chunk.is_empty()),
+        };
+        buf.extend_from_slice(&chunk[..used]);
+        input.consume(used);
+        read += used as u64;
+        if end {
+            break;
+        }
+    }
     if read == 0 {
         return Ok(Next::End);
     }
@@ -62,7 +83,7 @@ fn skip_line(input: &mut impl BufRead) -> io::Result<u64> {
         if chunk.is_empty() {
             return Ok(skipped);
         }
-        let (used, end) = match chunk.iter().position(|&b| b == b'\n') {
+        let (used, end) = match memchr::memchr(b'\n', chunk) {
             Some(i) => (i + 1, true),
             None => (chunk.len(), false),
         };

@@ -202,13 +202,20 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
         let reason = formats::shown(&error.reason, 240);
         progress.suspend(|| eprintln!("line {}: skipped: {reason}", error.line));
     };
+    // A hidden bar is not told of each line: nothing would be drawn.
+    let hidden = progress.is_hidden();
+    let on_progress = |bytes| {
+        if !hidden {
+            progress.inc(bytes);
+        }
+    };
     let report = match format {
-        Format::Canon => replay.run_with(input, |bytes| progress.inc(bytes), on_call, on_malformed),
+        Format::Canon => replay.run_with(input, on_progress, on_call, on_malformed),
         format => replay_trace(
             &mut replay,
             format,
             input,
-            |bytes| progress.inc(bytes),
+            on_progress,
             on_call,
             on_malformed,
         ),

@@ -223,3 +223,59 @@ pub(crate) fn depth(value: &Value) -> usize {
         _ => 0,
     }
 }
+
+/// The length of the JSON object at the start of `bytes`, told by its
+/// brackets and strings alone (nothing else is checked, so what it spans
+/// may not be JSON at all); `None` when `bytes` does not start with `{` or
+/// the object does not close.
+pub(crate) fn object_len(bytes: &[u8]) -> Option<usize> {
+    if bytes.first() != Some(&b'{') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' => loop {
+                // Past the quote (or the escaped byte), to the next quote
+                // or backslash.
+                i += 1;
+                i += memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
+                match bytes.get(i) {
+                    Some(b'\\') => i += 1,
+                    _ => break,
+                }
+            },
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::object_len;
+
+    #[test]
+    fn an_object_is_told_by_its_brackets_and_strings() {
+        let len = |text: &str| object_len(text.as_bytes());
+        assert_eq!(len(r#"{"a":{"b":[1,"}"]}},"x":1}"#), Some(19));
+        assert_eq!(len(r#"{"a\"}":"\\"},"#), Some(13));
+        // Brackets are counted, not matched: what is spanned is checked
+        // by the cache holding it.
+        assert_eq!(len(r#"{"a":[}]"#), Some(8));
+        assert_eq!(len(r#"{"a":[}"#), None);
+        assert_eq!(len(r#"{"a":"#), None);
+        assert_eq!(len(r#"{"a\"#), None);
+        assert_eq!(len(r#"["a"]"#), None);
+        assert_eq!(len(""), None);
+    }
+}

@@ -43,12 +43,14 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, BufRead};
 use std::num::NonZeroUsize;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 
 use borrowed::Line;
 use canon::{Canonicalizer, Policy, Repair, RepairRule};
 use lru::LruCache;
+use memchr::memmem;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The captured calls that ship with canon: near misses of small models on
@@ -242,6 +244,18 @@ impl SchemaCache {
         self.entries
             .get_key_value(key)
             .map(|(text, compiled)| (Arc::clone(text), compiled.clone()))
+    }
+
+    /// The compiled schema for `key`, if kept (its text not taken).
+    fn compiled(&mut self, key: &str) -> Option<Compiled> {
+        if !self.cacheable(key.len()) {
+            return match &self.large {
+                Some((text, compiled)) if **text == *key => Some(compiled.clone()),
+                _ => None,
+            };
+        }
+        self.hashes += 1;
+        self.entries.get(key).cloned()
     }
 
     /// Keeps `compiled` under its schema's text `key` (a copy of `key` made
@@ -761,17 +775,67 @@ impl Replay {
     /// (the line is not an object a `Value` parse accepts, or the schema
     /// is new and does not parse within a line).
     fn fast(&self, line: u64, text: &str) -> Option<Result<CallOutcome, String>> {
+        if let Some(result) = self.known(line, text) {
+            return Some(result);
+        }
         let call = Line::read(text)?;
+        self.fast_call(line, call, |tool, schema| {
+            self.line_schema(tool, schema.get())
+        })
+    }
+
+    /// The line read as [`fast`](Self::fast) reads it when its schema's
+    /// text is cached, without the schema's text being read as JSON again:
+    /// the object after the line's first `"schema":`, told by its brackets
+    /// and strings alone, is looked up in the cache, and the rest of the
+    /// line is read with `0` in its place. That reading is exact: a cached
+    /// text is one whole JSON object (it was parsed alone, and nests no
+    /// deeper than a line's member may), so when the `0` is what the line
+    /// gives as its `schema` (told by where it lies), the line with the
+    /// text there reads the same, with the text as its schema. `None`
+    /// when any of this does not hold: then [`fast`](Self::fast) reads the
+    /// line whole.
+    fn known(&self, line: u64, text: &str) -> Option<Result<CallOutcome, String>> {
+        static KEY: LazyLock<memmem::Finder<'static>> =
+            LazyLock::new(|| memmem::Finder::new(b"\"schema\":"));
+        let start = KEY.find(text.as_bytes())? + KEY.needle().len();
+        let len = borrowed::object_len(text.as_bytes().get(start..)?)?;
+        let (before, rest) = text.split_at_checked(start)?;
+        let (schema, after) = rest.split_at_checked(len)?;
+        let compiled = self.cached(schema)?;
+        let mut without = String::with_capacity(before.len() + 1 + after.len());
+        without.push_str(before);
+        without.push('0');
+        without.push_str(after);
+        let call = Line::read(&without)?;
+        let placeholder = call.schema?.get();
+        if placeholder.len() != 1
+            || placeholder.as_ptr() as usize != without.as_ptr() as usize + before.len()
+        {
+            return None;
+        }
+        self.fast_call(line, call, |_, _| Some(compiled))
+    }
+
+    /// A call line read borrowing, bound: `schema` gives the compiled
+    /// schema of the line's raw schema text (`None`: the slow way
+    /// decides).
+    fn fast_call(
+        &self,
+        line: u64,
+        call: Line<'_>,
+        schema: impl FnOnce(&str, &RawValue) -> Option<Compiled>,
+    ) -> Option<Result<CallOutcome, String>> {
         let Some(tool) = call.tool.text().or_else(|| call.name.text()) else {
             return Some(Err("no `tool` (or `name`) string".to_owned()));
         };
         let label = call.class.text().or_else(|| call.note.text());
         let compiled = match call.schema {
-            Some(schema) => {
+            Some(raw) => {
                 if call.arguments.is_none() {
                     return Some(Err("no `arguments`".to_owned()));
                 }
-                self.line_schema(tool, schema.get())?
+                schema(tool, raw)?
             }
             None => {
                 let Some(schema) = self.tools.get(tool) else {
@@ -821,7 +885,7 @@ impl Replay {
 
     /// The compiled schema whose text is `key`, if cached.
     fn cached(&self, key: &str) -> Option<Compiled> {
-        lock(&self.cache).get(key).map(|(_, compiled)| compiled)
+        lock(&self.cache).compiled(key)
     }
 
     /// Caches `compiled` under its schema's text `key`, evicting the least

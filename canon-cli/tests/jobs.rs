@@ -203,6 +203,37 @@ fn hostile_lines() -> Vec<String> {
     );
     lines.push(deep.clone());
     lines.push(deep);
+    // A schema whose text is cached is found before the line is read (at
+    // its first `"schema":`, written without a space): each line again so,
+    // and lines where that first `"schema":` is not the line's schema.
+    let compact: Vec<String> = lines
+        .iter()
+        .map(|line| line.replace("\"schema\": ", "\"schema\":"))
+        .collect();
+    lines.extend(compact);
+    let s = schema;
+    lines.extend([
+        format!(r#"{{"tool":"t","arguments":{{"schema":{s}}},"schema":{s}}}"#),
+        format!(
+            r#"{{"tool":"t","arguments":{{"schema":{s},"n":"1"}},"schema":{{"type":"object"}}}}"#
+        ),
+        format!(r#"{{"tool":"t","x\"schema":{s},"schema":{{"type":"object"}},"arguments":{{}}}}"#),
+        format!(r#"{{"tool":"t","x\\":"schema":{s},"arguments":{{}}}}"#),
+        format!(r#"{{"tool":"t","x":"a\\","schema":{s},"arguments":{{"tags":"a"}}}}"#),
+        format!(r#"{{"tool":"t","schema":{s},"schema":{s},"arguments":{{}}}}"#),
+        format!(r#"{{"tool":"t","sch\u0065ma":{s},"schema":{s},"arguments":{{}}}}"#),
+        format!(r#"{{"tool":"t","schema":{s}x,"arguments":{{}}}}"#),
+        format!(r#"{{"tool":"t","schema":{s}0,"arguments":{{}}}}"#),
+        format!(r#"{{"tool":"t","schema":{s} ,"arguments":{{"tags":"a"}}}}"#),
+        format!(r#"{{"tool":"t","schema":{s}}}"#),
+        format!(r#"{{"tool":"t","schema":{s},"arguments":{{}}"#),
+        format!(r#"["schema":{s}]"#),
+        format!(r#"{{"tool":"t","note":"\"schema\":{s}","schema":{s},"arguments":{{}}}}"#),
+        r#"{"tool":"t","schema":{"type":"object","properties":{}},"arguments":{}}"#.to_owned(),
+        r#"{"tool":"t","schema":{"type":"object","properties":{}},"arguments":{"a":1}}"#.to_owned(),
+        r#"{"tool":"t","schema":{"a":"}{\"\\"},"arguments":{}}"#.to_owned(),
+        r#"{"tool":"t","schema":{"a":"}{\"\\"},"arguments":{}}"#.to_owned(),
+    ]);
     lines
 }
 

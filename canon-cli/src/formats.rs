@@ -605,6 +605,14 @@ impl Extractor {
         }
     }
 
+    /// Whether the calls of `format` are paired with definitions across
+    /// records (OTLP), so that its records must be extracted in order by
+    /// one extractor; the other formats' records are extracted each
+    /// alone, in any order, by any extractor of the format.
+    pub(crate) fn pairs_across_records(format: Format) -> bool {
+        matches!(format, Format::Otlp)
+    }
+
     /// The calls still held at the end of the input, as
     /// [`Schema::Unknown`].
     pub fn finish(&mut self) -> Vec<Located> {

@@ -32,6 +32,7 @@ pub mod formats;
 mod lines;
 mod parallel;
 mod report;
+mod trace;
 
 use report::{finish, tally, ByTool};
 pub use report::{
@@ -436,8 +437,12 @@ pub struct Replay {
     /// The schema of the last call of a trace replayed, and what it
     /// compiled to: the next call of the same record most often has the
     /// same, found again without hashing its text.
-    last: Option<(Arc<str>, Compiled)>,
+    last: Last,
 }
+
+/// The schema text of the last call of a trace replayed, and what it
+/// compiled to.
+type Last = Option<(Arc<str>, Compiled)>;
 
 impl fmt::Debug for Replay {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -509,9 +514,10 @@ impl Replay {
     }
 
     /// Replay on `jobs` threads (default 1, the calling thread; 0 reads as
-    /// 1): [`run`](Self::run) reads batches of lines and binds them on
-    /// `jobs` worker threads, a bounded number of batches in flight, and
-    /// tells of the results in input order, so the report and every
+    /// 1): [`run`](Self::run) reads batches of lines (and
+    /// [`run_trace`](Self::run_trace) batches of records) and binds them
+    /// on `jobs` worker threads, a bounded number of batches in flight,
+    /// and tells of the results in input order, so the report and every
     /// callback are exactly those of one job. The workers share the
     /// schema cache.
     #[must_use]
@@ -640,6 +646,57 @@ impl Replay {
         Ok(tally.finish(line))
     }
 
+    /// Replays the calls of a trace of another format than canon's own
+    /// (OpenAI Chat Completions or Responses, Anthropic Messages, OTLP:
+    /// see [`formats`]), read a record at a time ([`formats::Records`]):
+    /// each record's calls in order, a call with no schema in the record
+    /// taking the tools file's, and one that cannot be bound (no schema,
+    /// or no arguments captured) counted as skipped, with the reason.
+    /// `on_progress` is told of the bytes of each record read, `on_call`
+    /// of each call's outcome and `on_malformed` of each record that is
+    /// not of `format`. With [`jobs`](Self::jobs) over 1, batches of
+    /// records are bound on that many worker threads, a bounded number in
+    /// flight, and told of in input order: the report and every callback
+    /// are exactly those of one job. (For canon's own JSON Lines, use
+    /// [`run_with`](Self::run_with).)
+    ///
+    /// ```
+    /// use canon::Policy;
+    /// use canon_cli::formats::Format;
+    /// use canon_cli::{Replay, Tools};
+    ///
+    /// let log = r#"{"request": {"tools": [{"name": "t", "input_schema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]}, "response": {"type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "t", "input": {"n": "1"}}]}}"#;
+    /// let mut replay = Replay::new(Policy::all(), Tools::default()).jobs(2);
+    /// let report = replay
+    ///     .run_trace(Format::Anthropic, log.as_bytes(), |_| {}, |_| Ok(()), |_| {})
+    ///     .unwrap();
+    /// assert_eq!(report.totals.accepted_after_repair, 1);
+    /// ```
+    ///
+    /// # Errors
+    /// An I/O error reading `input`, or the first error of `on_call`.
+    pub fn run_trace(
+        &mut self,
+        format: formats::Format,
+        input: impl BufRead,
+        on_progress: impl FnMut(u64),
+        on_call: impl FnMut(&CallOutcome) -> io::Result<()>,
+        on_malformed: impl FnMut(&LineError),
+    ) -> io::Result<Report> {
+        let mut last = self.last.take();
+        let report = trace::run(
+            self,
+            &mut last,
+            format,
+            input,
+            on_progress,
+            on_call,
+            on_malformed,
+        );
+        self.last = last;
+        report
+    }
+
     /// Replays one line: a call, or why it is not one.
     pub fn replay_line(&mut self, line: u64, text: &str) -> Result<CallOutcome, String> {
         self.line_outcome(line, text)
@@ -654,7 +711,9 @@ impl Replay {
     /// one record to one tool) takes its compiled schema without hashing
     /// the text again.
     pub fn replay_call(&mut self, line: u64, call: CallRef<'_>) -> CallOutcome {
-        let compiled = self.call_schema(call.tool, call.schema, None);
+        let mut last = self.last.take();
+        let compiled = self.call_schema(&mut last, call.tool, call.schema, None);
+        self.last = last;
         self.call_outcome(line, call, compiled)
     }
 
@@ -682,11 +741,25 @@ impl Replay {
     /// assert_eq!(outcomes, ["accepted", "rejected"]);
     /// ```
     pub fn replay_shared(&mut self, line: u64, call: &formats::SharedCall) -> Option<CallOutcome> {
+        let mut last = self.last.take();
+        let outcome = self.shared_outcome(&mut last, line, call);
+        self.last = last;
+        outcome
+    }
+
+    /// [`replay_shared`](Self::replay_shared), shared between threads:
+    /// `last` is the caller's own last schema.
+    fn shared_outcome(
+        &self,
+        last: &mut Last,
+        line: u64,
+        call: &formats::SharedCall,
+    ) -> Option<CallOutcome> {
         let (formats::Schema::Declared(schema), Some(arguments)) = (&call.schema, &call.arguments)
         else {
             return None;
         };
-        let compiled = self.call_schema(&call.tool, schema, Some(schema));
+        let compiled = self.call_schema(last, &call.tool, schema, Some(schema));
         let call = CallRef {
             tool: &call.tool,
             schema,
@@ -697,11 +770,19 @@ impl Replay {
     }
 
     /// The compiled schema of a call of a trace, whose schema text is
-    /// `text` (held by `shared`, when given): the last call's if the text
-    /// is the same, else the cache's, else compiled (and cached).
-    fn call_schema(&mut self, tool: &str, text: &str, shared: Option<&Arc<str>>) -> Compiled {
-        if let Some((last, compiled)) = &self.last {
-            if shared.is_some_and(|shared| Arc::ptr_eq(shared, last)) || **last == *text {
+    /// `text` (held by `shared`, when given): the last call's (`last`) if
+    /// the text is the same, else the cache's, else compiled (and cached).
+    fn call_schema(
+        &self,
+        last: &mut Last,
+        tool: &str,
+        text: &str,
+        shared: Option<&Arc<str>>,
+    ) -> Compiled {
+        if let Some((text_before, compiled)) = &*last {
+            if shared.is_some_and(|shared| Arc::ptr_eq(shared, text_before))
+                || **text_before == *text
+            {
                 return compiled.clone();
             }
         }
@@ -723,7 +804,7 @@ impl Replay {
         };
         // The caller's own text when shared, so that the next call of its
         // record is told by a pointer.
-        self.last = shared
+        *last = shared
             .cloned()
             .or(kept)
             .map(|text| (text, compiled.clone()));

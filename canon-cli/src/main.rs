@@ -2,18 +2,16 @@
 #![forbid(unsafe_code)]
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use canon::Policy;
-use canon_cli::formats::{self, Compression, Extractor, Format, Located, Records, Schema};
+use canon_cli::formats::{self, Compression, Format};
 use canon_cli::{
-    merge, render, CallOutcome, LineError, Replay, Report, Tally, Tools, SAMPLE_CALLS, SAMPLE_TOOLS,
+    merge, render, CallOutcome, LineError, Replay, Report, Tools, SAMPLE_CALLS, SAMPLE_TOOLS,
 };
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -211,14 +209,7 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
     };
     let report = match format {
         Format::Canon => replay.run_with(input, on_progress, on_call, on_malformed),
-        format => replay_trace(
-            &mut replay,
-            format,
-            input,
-            on_progress,
-            on_call,
-            on_malformed,
-        ),
+        format => replay.run_trace(format, input, on_progress, on_call, on_malformed),
     }
     .map_err(|e| match (&args.out, write_failed.get()) {
         (Some(path), true) => format!("writing --out {}: {e}", path.display()),
@@ -256,90 +247,6 @@ fn same_file(a: &Path, b: &Path) -> bool {
         (std::fs::canonicalize(a), std::fs::canonicalize(b)),
         (Ok(a), Ok(b)) if a == b
     )
-}
-
-/// Replays the calls of a trace of another format than canon's own: each
-/// record's calls, in order; a call with no schema in the record takes
-/// the tools file's; one with no schema or arguments at all is counted as
-/// skipped, with the reason.
-fn replay_trace(
-    replay: &mut Replay,
-    format: Format,
-    input: impl BufRead,
-    mut on_progress: impl FnMut(u64),
-    mut on_call: impl FnMut(&CallOutcome) -> io::Result<()>,
-    mut on_malformed: impl FnMut(&LineError),
-) -> io::Result<Report> {
-    let mut tally = Tally::new(replay);
-    let mut extractor = Extractor::new(format);
-    let mut records = Records::new(input);
-    // The tools file's schemas as text, made once per tool called.
-    let mut from_tools: HashMap<String, Option<Arc<str>>> = HashMap::new();
-    let mut bind = |replay: &mut Replay, tally: &mut Tally, located: Located<Arc<str>>| {
-        let Located { line, mut call } = located;
-        if matches!(call.schema, Schema::Unknown) {
-            let known = match from_tools.get(&call.tool) {
-                Some(known) => known.clone(),
-                None => {
-                    let known = replay
-                        .tools()
-                        .get(&call.tool)
-                        .map(|schema| Arc::from(schema.to_string()));
-                    // Only names of the tools file are kept: bounded.
-                    if known.is_some() {
-                        from_tools.insert(call.tool.clone(), known.clone());
-                    }
-                    known
-                }
-            };
-            if let Some(schema) = known {
-                call.schema = Schema::Declared(schema);
-            }
-        }
-        // The schema text is shared by the record's calls to the tool (or
-        // by every call taking the tools file's), so a run of calls with
-        // one schema is told by its pointer, not by comparing the text.
-        match replay.replay_shared(line, &call) {
-            Some(outcome) => {
-                tally.call(&outcome);
-                on_call(&outcome)
-            }
-            // Not bound as it stands: `skip_reason` says why (it is
-            // `Some` here), save that `--tools` was searched too.
-            None => {
-                tally.skipped(match (&call.schema, &call.arguments) {
-                    (Schema::Unknown, Some(_)) => "no schema in the trace or --tools",
-                    _ => call.skip_reason().unwrap_or("arguments not captured"),
-                });
-                Ok(())
-            }
-        }
-    };
-    for record in records.by_ref() {
-        let record = record?;
-        on_progress(record.bytes);
-        match record
-            .text
-            .and_then(|text| extractor.record_shared(record.line, &text))
-        {
-            Ok(found) => {
-                for located in found {
-                    bind(replay, &mut tally, located)?;
-                }
-            }
-            Err(reason) => {
-                tally.malformed();
-                on_malformed(&LineError {
-                    line: record.line,
-                    reason,
-                });
-            }
-        }
-    }
-    for located in extractor.finish_shared() {
-        bind(replay, &mut tally, located)?;
-    }
-    Ok(tally.finish(records.lines()))
 }
 
 /// `canon replay merge`: the shards' summaries, read and merged in order.

@@ -201,3 +201,74 @@ fn replay_batch(replay: &Replay, batch: &Batch) -> Vec<LineResult> {
     }
     results
 }
+
+/// Batches made by `read` on the calling thread, each turned into its
+/// result by `work` on one of `jobs` worker threads (each with its own
+/// `state`), and the results handed to `tell` on the calling thread in the
+/// order of the batches: the design of [`run`], for any batches. At most
+/// [`IN_FLIGHT_PER_JOB`] batches per worker are read and not yet told of.
+/// A panic of `work` is resumed on the calling thread; the first error of
+/// `read` or `tell` stops every worker and is returned.
+pub(crate) fn ordered<B: Send, R: Send, S>(
+    jobs: usize,
+    mut read: impl FnMut() -> io::Result<Option<B>>,
+    state: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, B) -> R + Sync,
+    mut tell: impl FnMut(R) -> io::Result<()>,
+) -> io::Result<()> {
+    let (work_to_do, batches) = mpsc::sync_channel::<(u64, B)>(jobs);
+    let batches = Mutex::new(batches);
+    let (done, results) = mpsc::channel::<(u64, thread::Result<R>)>();
+    thread::scope(|scope| {
+        // Owned here, so that leaving early drops them and the workers,
+        // finding no more batches or no one to tell, stop.
+        let (work_to_do, results) = (work_to_do, results);
+        for _ in 0..jobs {
+            let (batches, state, work) = (&batches, &state, &work);
+            let done = done.clone();
+            scope.spawn(move || {
+                let mut state = state();
+                loop {
+                    let next = lock(batches).recv();
+                    let Ok((index, batch)) = next else { break };
+                    let result = panic::catch_unwind(AssertUnwindSafe(|| work(&mut state, batch)));
+                    if done.send((index, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done);
+        let most = IN_FLIGHT_PER_JOB * jobs as u64;
+        let (mut sent, mut told) = (0u64, 0u64);
+        let mut waiting: BTreeMap<u64, R> = BTreeMap::new();
+        let mut eof = false;
+        loop {
+            while !eof && sent - told < most {
+                match read()? {
+                    Some(batch) => {
+                        if work_to_do.send((sent, batch)).is_err() {
+                            return Err(io::Error::other("the replay workers stopped"));
+                        }
+                        sent += 1;
+                    }
+                    None => eof = true,
+                }
+            }
+            if told == sent {
+                return Ok(());
+            }
+            let Ok((index, result)) = results.recv() else {
+                return Err(io::Error::other("the replay workers stopped"));
+            };
+            match result {
+                Ok(result) => waiting.insert(index, result),
+                Err(payload) => panic::resume_unwind(payload),
+            };
+            while let Some(result) = waiting.remove(&told) {
+                told += 1;
+                tell(result)?;
+            }
+        }
+    })
+}

@@ -1,8 +1,9 @@
 //! The replay engine that reads lines borrowing gives exactly the outcomes
 //! of the engine that parsed every line into a `Value` (kept in
 //! `old_replay`), on the sample, on hostile lines and on the real corpus;
-//! `--jobs N` gives exactly the output of one job; the schema cache never
-//! holds more than its capacity.
+//! `--jobs N` gives exactly the output of one job, for canon's JSON Lines
+//! and for each trace format; the schema cache never holds more than its
+//! capacity.
 
 mod old_replay;
 
@@ -12,6 +13,7 @@ use std::process::Command;
 
 use canon::toolbox::ViolationKind;
 use canon::Policy;
+use canon_cli::formats::Format;
 use canon_cli::{
     CallOutcome, CallRef, LineError, Replay, Report, Tally, Tools, SAMPLE_CALLS, SAMPLE_TOOLS,
 };
@@ -573,4 +575,248 @@ fn the_corpus_replays_as_before() {
             assert_eq!(new, old, "policy {policy}, {jobs} jobs");
         }
     }
+}
+
+/// The trace fixtures: (file, format).
+const TRACES: [(&str, Format); 6] = [
+    ("anthropic.jsonl", Format::Anthropic),
+    ("openai-chat.jsonl", Format::OpenAiChat),
+    ("openai-chat.jsonl.zst", Format::OpenAiChat),
+    ("openai-responses.jsonl", Format::OpenAiResponses),
+    ("otlp-batches.jsonl", Format::Otlp),
+    ("otlp.json", Format::Otlp),
+];
+
+fn trace_fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/tests/formats/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+/// The tools the fixtures' requests leave undeclared, and some they
+/// declare, one per line.
+const TRACE_TOOLS: &str = r#"{"name": "bash", "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}
+{"name": "web_search", "input_schema": {"type": "object", "properties": {"query": {"type": "string"}, "max_uses": {"type": "integer"}}}}
+{"name": "search_code", "input_schema": {"type": "object", "properties": {"data_source_names": {"type": "array", "items": {"type": "string"}}, "query": {"type": "string"}}}}
+{"name": "get_weather", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}
+"#;
+
+/// Records no format reads, or reads only in part, and some a format
+/// reads as calls that cannot be replayed: one a line.
+fn hostile_records() -> Vec<String> {
+    let mut records: Vec<String> = [
+        "{",
+        "null",
+        "[1, 2]",
+        "\"just a string\"",
+        "not json at all",
+        "\u{1b}[2J\u{202e}{\"evil\": \"\u{2028}\"}",
+        "{\"request\": {\"tools\": [",
+        r#"{"request": {"tools": "none"}, "response": {"choices": "none"}}"#,
+        r#"{"request": {"tools": [1, null, {"function": 3}]}, "response": {"choices": [{"message": {"tool_calls": [1, {"function": []}, {"type": "custom", "custom": 7}]}}]}}"#,
+        r#"{"response": {"output": [{"type": "function_call"}, {"type": "mcp_list_tools", "tools": 3}]}}"#,
+        r#"{"response": {"type": "message", "content": [{"type": "tool_use"}, 5]}}"#,
+        r#"{"response": [{"type": "content_block_delta", "index": 9, "delta": {"type": "input_json_delta", "partial_json": 1}}]}"#,
+        r#"{"response": [{"choices": [{"delta": {"tool_calls": [{"index": -1, "function": {"arguments": 5}}]}}]}]}"#,
+        r#"{"resourceSpans": [{"scopeSpans": [{"spans": [{"attributes": [{"key": "gen_ai.tool.definitions", "value": {"stringValue": "[{\"name\": 5}, 7]"}}, {"key": 3}]}]}]}]}"#,
+        r#"{"resourceSpans": "nope"}"#,
+        r#"{"response": {"choices": [{"message": {"tool_calls": [{"function": {"name": "get_weather", "arguments": "{\"city\": 5}"}}]}}]}}"#,
+        r#"{"response": {"type": "message", "content": [{"type": "tool_use", "id": "toolu_9", "name": "bash", "input": {"command": ["ls"]}}]}}"#,
+        r#"{"response": {"output": [{"type": "function_call", "call_id": "c", "name": "search_code", "arguments": "{\"data_source_names\": \"x\"}"}]}}"#,
+    ]
+    .iter()
+    .map(|r| (*r).to_owned())
+    .collect();
+    // OTLP calls whose trace never defines its tools: held, and given back
+    // at the end.
+    records.push(
+        serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [{
+            "traceId": "ffffffffffffffffffffffffffffffff", "spanId": "0000000000000001",
+            "name": "execute_tool get_weather", "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                {"key": "gen_ai.tool.name", "value": {"stringValue": "get_weather"}},
+                {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": "{\"days\": \"3\"}"}}]}]}]}]})
+        .to_string(),
+    );
+    // A record over a batch's bytes.
+    records.push(format!(
+        r#"{{"request": {{"tools": []}}, "response": {{"choices": [], "pad": "{}"}}}}"#,
+        "x".repeat(1_500_000)
+    ));
+    records
+}
+
+/// A trace fixture many times over (more records than a batch holds),
+/// with hostile records between its copies (when it is not compressed).
+fn long_trace(file: &str) -> Vec<u8> {
+    let fixture = trace_fixture(file);
+    let hostile = hostile_records();
+    let mut input = Vec::new();
+    for i in 0..150 {
+        match file.starts_with("otlp") {
+            // Each copy its own traces, spans and calls: not told as
+            // the same again.
+            true => {
+                let copy = String::from_utf8(fixture.clone()).unwrap();
+                let copy = ["\"traceId\": \"", "\"spanId\": \"", "\"call_"]
+                    .iter()
+                    .fold(copy, |copy, key| copy.replace(key, &format!("{key}{i:03}")));
+                input.extend_from_slice(copy.as_bytes());
+            }
+            false => input.extend_from_slice(&fixture),
+        }
+        if file.ends_with(".zst") {
+            // zstd frames one after another: read through.
+            continue;
+        }
+        if !input.ends_with(b"\n") {
+            input.push(b'\n');
+        }
+        if i % 5 == 2 {
+            input.extend_from_slice(hostile[(i / 5) % hostile.len()].as_bytes());
+            input.push(b'\n');
+        }
+    }
+    if !file.ends_with(".zst") {
+        for record in &hostile {
+            input.extend_from_slice(record.as_bytes());
+            input.push(b'\n');
+        }
+        // A document cut short by the next.
+        input.extend_from_slice(b"{\n  \"resourceSpans\": [\n");
+        input.extend_from_slice(&fixture);
+    }
+    input
+}
+
+/// Everything a trace replay tells, `jobs` jobs.
+fn trace_run(format: Format, tools: &Tools, input: &[u8], jobs: usize) -> Run {
+    let (mut outcomes, mut malformed, mut progress) = (Vec::new(), Vec::new(), 0);
+    let input = canon_cli::formats::decompress(input).unwrap().1;
+    let report = Replay::new(Policy::all(), tools.clone())
+        .jobs(jobs)
+        .run_trace(
+            format,
+            input,
+            |bytes| progress += bytes,
+            |o| {
+                outcomes.push(o.clone());
+                Ok(())
+            },
+            |e| malformed.push(e.clone()),
+        )
+        .unwrap();
+    Run {
+        report,
+        outcomes,
+        malformed,
+        progress,
+    }
+}
+
+#[test]
+fn trace_formats_tell_exactly_what_one_job_tells() {
+    for tools in [Tools::default(), Tools::parse(TRACE_TOOLS).unwrap()] {
+        for (file, format) in TRACES {
+            let input = long_trace(file);
+            let one = trace_run(format, &tools, &input, 1);
+            let t = &one.report.totals;
+            assert!(t.calls >= 300, "{file}: {t:?}");
+            if !file.ends_with(".zst") {
+                assert!(t.malformed_lines > 0 && !one.malformed.is_empty(), "{file}");
+            }
+            for jobs in [2, 3, 4] {
+                let many = trace_run(format, &tools, &input, jobs);
+                assert_eq!(many, one, "{file}, {jobs} jobs");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_first_error_of_a_callback_stops_every_trace_job() {
+    let input = long_trace("anthropic.jsonl");
+    for jobs in [1, 3] {
+        let mut seen = 0;
+        let error = Replay::new(Policy::DEFAULT, Tools::default())
+            .jobs(jobs)
+            .run_trace(
+                Format::Anthropic,
+                &input[..],
+                |_| {},
+                |_| {
+                    seen += 1;
+                    match seen {
+                        100 => Err(std::io::Error::other("full disk")),
+                        _ => Ok(()),
+                    }
+                },
+                |_| {},
+            )
+            .unwrap_err();
+        assert_eq!(error.to_string(), "full disk");
+        assert_eq!(seen, 100, "{jobs} jobs");
+    }
+}
+
+#[test]
+fn the_command_prints_the_same_for_traces_with_any_number_of_jobs() {
+    let dir = std::env::temp_dir().join(format!("canon-trace-jobs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tools = dir.join("tools.jsonl");
+    std::fs::write(&tools, TRACE_TOOLS).unwrap();
+    let tools = tools.to_str().unwrap();
+    for (file, format) in TRACES {
+        let input = dir.join(file);
+        std::fs::write(&input, long_trace(file)).unwrap();
+        let input = input.to_str().unwrap();
+        for with_tools in [false, true] {
+            for json in [false, true] {
+                let run = |jobs: &str| {
+                    let out = dir.join(format!("out-{jobs}.jsonl"));
+                    let mut args = vec![
+                        "replay",
+                        input,
+                        "--policy",
+                        "all",
+                        "--jobs",
+                        jobs,
+                        "--out",
+                        out.to_str().unwrap(),
+                    ];
+                    if with_tools {
+                        args.extend(["--tools", tools]);
+                    }
+                    if json {
+                        args.push("--json");
+                    }
+                    // Named once, told from the first records once.
+                    if file.starts_with("openai-chat") {
+                        args.extend(["--format", format.name()]);
+                    }
+                    let (stdout, stderr, ok) = canon(&args);
+                    assert!(ok, "{stderr}");
+                    (stdout, stderr, std::fs::read(&out).unwrap())
+                };
+                let one = run("1");
+                if !file.ends_with(".zst") {
+                    // The malformed records are told, by line.
+                    assert!(one.1.contains(": skipped: "), "{file}: {}", one.1);
+                }
+                assert!(one.2.len() > 10_000, "{file}");
+                for jobs in ["2", "4"] {
+                    let many = run(jobs);
+                    assert_eq!(
+                        many.0, one.0,
+                        "stdout, {file}, {jobs} jobs, tools {with_tools}, json {json}"
+                    );
+                    assert_eq!(many.1, one.1, "stderr, {file}, {jobs} jobs");
+                    assert!(many.2 == one.2, "--out, {file}, {jobs} jobs");
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -879,11 +879,29 @@ impl Replay {
     fn known(&self, line: u64, text: &str) -> Option<Result<CallOutcome, String>> {
         static KEY: LazyLock<memmem::Finder<'static>> =
             LazyLock::new(|| memmem::Finder::new(b"\"schema\":"));
+        static NEXT: LazyLock<memmem::Finder<'static>> =
+            LazyLock::new(|| memmem::Finder::new(b",\"arguments\":"));
         let start = KEY.find(text.as_bytes())? + KEY.needle().len();
-        let len = borrowed::object_len(text.as_bytes().get(start..)?)?;
         let (before, rest) = text.split_at_checked(start)?;
+        // Where the schema most often ends, as canon's JSON Lines are
+        // written: before `,"arguments":`. Any end found is only a guess
+        // that the cache confirms (or not), so the schema is told by its
+        // brackets and strings when that guess is not cached.
+        let guess = NEXT
+            .find(rest.as_bytes())
+            .filter(|&end| rest.as_bytes().get(end.wrapping_sub(1)) == Some(&b'}'))
+            .and_then(|end| Some((end, self.cached(rest.get(..end)?)?)));
+        let (len, compiled) = match guess {
+            Some(found) => found,
+            None => {
+                let len = borrowed::object_len(rest.as_bytes())?;
+                (len, self.cached(rest.get(..len)?)?)
+            }
+        };
         let (schema, after) = rest.split_at_checked(len)?;
-        let compiled = self.cached(schema)?;
+        if !schema.starts_with('{') {
+            return None;
+        }
         let mut without = String::with_capacity(before.len() + 1 + after.len());
         without.push_str(before);
         without.push('0');

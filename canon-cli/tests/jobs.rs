@@ -208,11 +208,18 @@ fn hostile_lines() -> Vec<String> {
     // A schema whose text is cached is found before the line is read (at
     // its first `"schema":`, written without a space): each line again so,
     // and lines where that first `"schema":` is not the line's schema.
+    // The schema's end is first looked for before `,"arguments":`: each
+    // line again with that written without a space too.
     let compact: Vec<String> = lines
         .iter()
         .map(|line| line.replace("\"schema\": ", "\"schema\":"))
         .collect();
+    let tight: Vec<String> = compact
+        .iter()
+        .map(|line| line.replace(", \"arguments\": ", ",\"arguments\":"))
+        .collect();
     lines.extend(compact);
+    lines.extend(tight);
     let s = schema;
     lines.extend([
         format!(r#"{{"tool":"t","arguments":{{"schema":{s}}},"schema":{s}}}"#),
@@ -232,6 +239,15 @@ fn hostile_lines() -> Vec<String> {
         format!(r#"["schema":{s}]"#),
         format!(r#"{{"tool":"t","note":"\"schema\":{s}","schema":{s},"arguments":{{}}}}"#),
         r#"{"tool":"t","schema":{"type":"object","properties":{}},"arguments":{}}"#.to_owned(),
+        // `,"arguments":` within the schema, after a `}`.
+        r#"{"tool":"t","schema":{"type":"object","x":{"a":1},"arguments":{"n":{}}},"arguments":{}}"#.to_owned(),
+        r#"{"tool":"t","schema":{"type":"object","x":{"a":1},"arguments":{"n":{}}},"arguments":{}}"#.to_owned(),
+        r#"{"tool":"t","schema":{"type":"object","x":{"a":1}},"arguments":{"n":{}}},"arguments":{}}"#.to_owned(),
+        r#"{"tool":"t","schema":{"type":"object","x":{"a":1}},"arguments":{}}"#.to_owned(),
+        r#"{"tool":"t","schema":{"type":"object","x":{"a":1}},"arguments":{"n":{}}},"arguments":{}}"#.to_owned(),
+        r#"{"tool":"t","schema":{"type":"object","x":{"a":1}},"note":"x","arguments":{}}"#.to_owned(),
+        r#"{"tool":"t","schema":{"type":"object","x":{"a":1}},"arguments":{},"schema":{}}"#.to_owned(),
+        r#"{"tool":"t","schema":{"type":"object","x":{"a":1}},"arguments":}"#.to_owned(),
         r#"{"tool":"t","schema":{"type":"object","properties":{}},"arguments":{"a":1}}"#.to_owned(),
         r#"{"tool":"t","schema":{"a":"}{\"\\"},"arguments":{}}"#.to_owned(),
         r#"{"tool":"t","schema":{"a":"}{\"\\"},"arguments":{}}"#.to_owned(),

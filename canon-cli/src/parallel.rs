@@ -1,6 +1,6 @@
-//! `--jobs N`: batches of lines bound on N worker threads, their results
-//! told in input order, so that everything a caller sees is exactly what
-//! one job gives.
+//! `--jobs N`: batches of lines (or, for the trace formats, of records)
+//! bound on N worker threads, their results told in input order, so that
+//! everything a caller sees is exactly what one job gives.
 //!
 //! The calling thread reads batches and hands them out over a bounded
 //! channel; at most [`IN_FLIGHT_PER_JOB`] batches per worker are read and
@@ -9,6 +9,7 @@
 //! calling thread, in input order: the first example of each kind is the
 //! first in the input, as with one job.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::{self, BufRead};
 use std::panic::{self, AssertUnwindSafe};
@@ -28,8 +29,6 @@ const IN_FLIGHT_PER_JOB: u64 = 4;
 
 /// Consecutive lines of the input.
 struct Batch {
-    /// Its place among the batches, from 0.
-    index: u64,
     /// The number of its first line.
     first_line: u64,
     /// The lines' bytes, end to end.
@@ -43,14 +42,6 @@ struct Batch {
 
 /// A line's number and what it holds: a call or why it is not one.
 type LineResult = (u64, Result<CallOutcome, String>);
-
-/// A batch bound: its results (blank lines left out), or the panic of the
-/// worker binding it, and its buffers, to read another batch into.
-struct Done {
-    index: u64,
-    results: thread::Result<Vec<LineResult>>,
-    buffers: Buffers,
-}
 
 /// A batch's text and line ends, kept for the next batch: reading into
 /// memory already touched spares the page faults of fresh buffers.
@@ -67,94 +58,42 @@ pub(crate) fn run(
 ) -> io::Result<Report> {
     let mut tally = Tally::new(replay);
     let mut lines = 0u64;
-    let (work, batches) = mpsc::sync_channel::<Batch>(jobs);
-    let batches = Mutex::new(batches);
-    let (done, results) = mpsc::channel::<Done>();
-    thread::scope(|scope| {
-        // Owned here, so that leaving early drops them and the workers,
-        // finding no more batches or no one to tell, stop.
-        let (work, results) = (work, results);
-        for _ in 0..jobs {
-            let batches = &batches;
-            let done = done.clone();
-            scope.spawn(move || loop {
-                let next = lock(batches).recv();
-                let Ok(batch) = next else { break };
-                let results =
-                    panic::catch_unwind(AssertUnwindSafe(|| replay_batch(replay, &batch)));
-                if done
-                    .send(Done {
-                        index: batch.index,
-                        results,
-                        buffers: (batch.text, batch.ends),
-                    })
-                    .is_err()
-                {
-                    break;
-                }
-            });
-        }
-        drop(done);
-        let most = IN_FLIGHT_PER_JOB * jobs as u64;
-        let (mut sent, mut told) = (0u64, 0u64);
-        let mut waiting: BTreeMap<u64, Vec<LineResult>> = BTreeMap::new();
-        let mut spare: Vec<Buffers> = Vec::new();
-        let mut eof = false;
-        loop {
-            while !eof && sent - told < most {
-                let buffers = spare.pop().unwrap_or_default();
-                match read_batch(
-                    &mut input,
-                    replay.max_line,
-                    sent,
-                    &mut lines,
-                    &mut on_progress,
-                    buffers,
-                )? {
-                    Some(batch) => {
-                        if work.send(batch).is_err() {
-                            return Err(io::Error::other("the replay workers stopped"));
-                        }
-                        sent += 1;
-                    }
-                    None => eof = true,
-                }
-            }
-            if told == sent {
-                break;
-            }
-            let Ok(Done {
-                index,
-                results,
+    // The buffers of batches told of, for the batches read next.
+    let spare: RefCell<Vec<Buffers>> = RefCell::new(Vec::new());
+    ordered(
+        jobs,
+        || {
+            let buffers = spare.borrow_mut().pop().unwrap_or_default();
+            read_batch(
+                &mut input,
+                replay.max_line,
+                &mut lines,
+                &mut on_progress,
                 buffers,
-            }) = results.recv()
-            else {
-                return Err(io::Error::other("the replay workers stopped"));
-            };
-            spare.push(buffers);
-            match results {
-                Ok(results) => waiting.insert(index, results),
-                Err(payload) => panic::resume_unwind(payload),
-            };
-            while let Some(results) = waiting.remove(&told) {
-                told += 1;
-                for (line, result) in results {
-                    tally.emit(line, result, &mut on_call, &mut on_malformed)?;
-                }
+            )
+        },
+        || (),
+        |(), batch: Batch| {
+            let results = replay_batch(replay, &batch);
+            (results, (batch.text, batch.ends))
+        },
+        |(results, buffers)| {
+            spare.borrow_mut().push(buffers);
+            for (line, result) in results {
+                tally.emit(line, result, &mut on_call, &mut on_malformed)?;
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     Ok(tally.finish(lines))
 }
 
-/// The next batch of `input` (`None` at its end), numbered `index`, read
-/// into `buffers`, no line held past `max_line` bytes; `lines` counts the
-/// lines read so far.
+/// The next batch of `input` (`None` at its end), read into `buffers`,
+/// no line held past `max_line` bytes; `lines` counts the lines read so
+/// far.
 fn read_batch(
     input: &mut impl BufRead,
     max_line: usize,
-    index: u64,
     lines: &mut u64,
     on_progress: &mut impl FnMut(u64),
     (mut text, mut ends): Buffers,
@@ -162,7 +101,6 @@ fn read_batch(
     text.clear();
     ends.clear();
     let mut batch = Batch {
-        index,
         first_line: *lines + 1,
         text,
         ends,
@@ -205,7 +143,8 @@ fn replay_batch(replay: &Replay, batch: &Batch) -> Vec<LineResult> {
 /// Batches made by `read` on the calling thread, each turned into its
 /// result by `work` on one of `jobs` worker threads (each with its own
 /// `state`), and the results handed to `tell` on the calling thread in the
-/// order of the batches: the design of [`run`], for any batches. At most
+/// order of the batches: what [`run`] and the trace formats' replay
+/// share. At most
 /// [`IN_FLIGHT_PER_JOB`] batches per worker are read and not yet told of.
 /// A panic of `work` is resumed on the calling thread; the first error of
 /// `read` or `tell` stops every worker and is returned.

@@ -362,6 +362,9 @@ pub(crate) enum Member<'p> {
 pub struct Plan {
     nodes: Vec<Node>,
     root: Option<NodeId>,
+    /// Binding plans of a schema derived from the target type: see
+    /// [`Plan::typed_depth`].
+    typed_depth: Option<u32>,
 }
 
 impl Plan {
@@ -485,6 +488,77 @@ impl Plan {
                     .map(|i| i as u32)
             })
             .collect()
+    }
+
+    /// `Some(n)` when this is the binding plan of a schema derived from
+    /// its target type and the type alone refuses whatever the plan would
+    /// refuse in a call it accepts: no position asserts anything beyond
+    /// types (bounds, lengths, patterns, values, counts), none is a 32-bit
+    /// float, no object below the root is closed by the schema, and no
+    /// position nests into itself; `n` is then the most arrays and objects
+    /// a value the type accepts can nest (the root counted). A call such a
+    /// type deserializes needs no repair and breaks no rule of the plan, so
+    /// it binds as plain serde reads it.
+    #[inline(always)]
+    pub(crate) fn typed_depth(&self) -> Option<u32> {
+        self.typed_depth
+    }
+
+    /// [`Plan::typed_depth`], computed: one visit of each node reachable
+    /// from the root, without recursion (a chain of `$ref`s may be long).
+    fn compute_typed_depth(&self) -> Option<u32> {
+        let Some(root) = self.root else {
+            // Nothing guarded: no array or object anywhere but the root.
+            return Some(1);
+        };
+        // 0: not seen; `OPEN`: on the current path; d + 1: done, nesting d.
+        const OPEN: u32 = u32::MAX;
+        let mut depth = vec![0u32; self.nodes.len()];
+        // A node and the index of its next child to visit.
+        let mut stack: Vec<(NodeId, usize)> = vec![(root, 0)];
+        depth[root as usize] = OPEN;
+        while let Some(top) = stack.last_mut() {
+            let (id, next) = *top;
+            top.1 += 1;
+            let node = self.node(id);
+            if next == 0
+                && (node.assert.is_some() || node.float32 || (node.known.is_some() && id != root))
+            {
+                return None;
+            }
+            let child = match next {
+                i if i < node.properties.len() => Some(node.properties[i].id),
+                i if i == node.properties.len() => node.additional,
+                i if i == node.properties.len() + 1 => node.items,
+                _ => {
+                    // Every child done: this node nests one more than the
+                    // deepest of them.
+                    let below = node
+                        .properties
+                        .iter()
+                        .map(|p| p.id)
+                        .chain(node.additional)
+                        .chain(node.items)
+                        .map(|c| depth[c as usize] - 1)
+                        .max()
+                        .unwrap_or(0);
+                    depth[id as usize] = below + 2;
+                    stack.pop();
+                    continue;
+                }
+            };
+            if let Some(child) = child {
+                match depth[child as usize] {
+                    OPEN => return None,
+                    0 => {
+                        depth[child as usize] = OPEN;
+                        stack.push((child, 0));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Some(depth[root as usize] - 1)
     }
 
     /// The root node's id, if any position is tolerant.
@@ -815,7 +889,11 @@ impl<'s> Compiler<'s> {
         while let Some((id, set)) = builder.queue.pop() {
             builder.fill(id, &set);
         }
-        builder.prune(root)
+        let mut plan = builder.prune(root);
+        if self.guard && self.derived {
+            plan.typed_depth = plan.compute_typed_depth();
+        }
+        plan
     }
 }
 
@@ -1068,6 +1146,7 @@ impl<'r> Builder<'r> {
         Plan {
             root: relevant[root as usize].then_some(root),
             nodes: self.nodes,
+            typed_depth: None,
         }
     }
 }
@@ -1150,4 +1229,89 @@ fn assertions(shapes: &[&Shape]) -> Option<Box<Assert>> {
     }
     let assert = Assert::new(free, alternatives);
     (!assert.is_vacuous()).then(|| Box::new(assert))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Plan;
+    use serde_json::json;
+
+    fn typed(schema: serde_json::Value) -> Option<u32> {
+        Plan::binding(&schema, true).typed_depth()
+    }
+
+    #[test]
+    fn a_derived_schema_of_types_alone_has_a_typed_depth() {
+        let names = json!({"type": "array", "items": {"type": "string"}});
+        let flat = json!({
+            "type": "object",
+            "properties": {"names": names, "q": {"type": "string"}},
+            "required": ["names", "q"],
+            "additionalProperties": false
+        });
+        // The root and the array (strings do not nest).
+        assert_eq!(typed(flat.clone()), Some(2));
+        // Only a schema derived from the target type is trusted so.
+        assert_eq!(Plan::binding(&flat, false).typed_depth(), None);
+        let map = json!({
+            "type": "object",
+            "properties": {"groups": {"type": "object", "additionalProperties": names}},
+            "additionalProperties": false
+        });
+        assert_eq!(typed(map), Some(3));
+        let refs = json!({
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"type": "array", "items": {"type": "integer"}}},
+            "additionalProperties": false
+        });
+        assert_eq!(typed(refs), Some(2));
+    }
+
+    #[test]
+    fn what_only_the_plan_checks_leaves_no_typed_depth() {
+        let with = |member: serde_json::Value| {
+            typed(json!({
+                "type": "object",
+                "properties": {"m": member},
+                "additionalProperties": false
+            }))
+        };
+        assert_eq!(with(json!({"type": "string", "minLength": 2})), None);
+        assert_eq!(with(json!({"type": "string", "enum": ["a", "b"]})), None);
+        assert_eq!(with(json!({"type": "number", "format": "float"})), None);
+        assert_eq!(
+            with(json!({"type": "array", "items": {"type": "string"}, "maxItems": 3})),
+            None
+        );
+        // A closed object below the root.
+        assert_eq!(
+            with(json!({
+                "type": "object",
+                "properties": {"x": {"type": "string"}},
+                "additionalProperties": false
+            })),
+            None
+        );
+        // Free JSON nests into itself (so do the members of an object not
+        // closed), as does a recursive `$ref`.
+        assert_eq!(with(json!({})), None);
+        assert_eq!(with(json!({"type": "object"})), None);
+        assert_eq!(
+            typed(json!({
+                "type": "object",
+                "properties": {"tree": {"$ref": "#/$defs/T"}},
+                "$defs": {"T": {"type": "object", "properties": {
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/T"}}
+                }, "required": ["children"], "additionalProperties": false}},
+                "additionalProperties": false
+            })),
+            None
+        );
+        // A bound that only restates a Rust integer's range is the type's.
+        assert_eq!(
+            with(json!({"type": "integer", "format": "uint32", "minimum": 0})),
+            Some(1)
+        );
+    }
 }

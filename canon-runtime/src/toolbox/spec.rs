@@ -428,6 +428,21 @@ impl ToolSpec {
         policy: Policy,
         binder: B,
     ) -> Result<Bound<A>, BindError> {
+        if B::ROUTED
+            && self
+                .plan
+                .typed_depth()
+                .is_some_and(|depth| depth as usize <= self.limits.max_depth)
+        {
+            // The type was derived with its schema and refuses whatever the
+            // plan would refuse in a call it accepts: read the call as plain
+            // serde would, first. A call it refuses is looked at as below,
+            // so it binds (or is repaired, or refused) exactly as then.
+            if let Ok(bound) = A::deserialize(args) {
+                return Ok(Bound::new(bound, Vec::new()));
+            }
+            return self.bind_unvouched(args, policy, binder);
+        }
         if vouches(&self.plan, self.limits.max_depth, args, B::ROUTED) {
             // Nothing to repair and nothing the plan refuses: the type reads
             // the call as plain serde would, and binds it exactly when the
@@ -437,6 +452,19 @@ impl ToolSpec {
                 Err(_) => self.retry_value::<A>(args, policy, binder),
             };
         }
+        self.bind_unvouched(args, policy, binder)
+    }
+
+    /// A call from a `Value` the plain read did not bind: the look, then
+    /// the adapter, then the retry.
+    #[cold]
+    #[inline(never)]
+    fn bind_unvouched<A: DeserializeOwned, B: Binder<A>>(
+        &self,
+        args: &Value,
+        policy: Policy,
+        binder: B,
+    ) -> Result<Bound<A>, BindError> {
         let ctx = Ctx::new(&self.plan, Mode::Fast)
             .with_max_depth(self.limits.max_depth)
             .with_max_repairs(self.limits.max_repairs);

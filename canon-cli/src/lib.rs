@@ -181,6 +181,12 @@ pub struct LineError {
 
 type Compiled = Result<Arc<Canonicalizer>, String>;
 
+/// The most worker threads a replay starts ([`Replay::jobs`]): each holds
+/// batches in flight and the output is the same whatever their number, so
+/// a larger request (`--jobs 1000000000`) is read as this rather than
+/// exhausting threads or memory.
+pub const MAX_JOBS: usize = 256;
+
 /// Compiled schemas a replay keeps by default: all 1,491 distinct schemas
 /// of the real corpus fit, with a third to spare. Past it the least
 /// recently used is evicted, so memory stays bounded on inputs with
@@ -514,7 +520,8 @@ impl Replay {
     }
 
     /// Replay on `jobs` threads (default 1, the calling thread; 0 reads as
-    /// 1): [`run`](Self::run) reads batches of lines (and
+    /// 1, more than [`MAX_JOBS`] as `MAX_JOBS`): [`run`](Self::run) reads
+    /// batches of lines (and
     /// [`run_trace`](Self::run_trace) batches of records) and binds them
     /// on `jobs` worker threads, a bounded number of batches in flight,
     /// and tells of the results in input order, so the report and every
@@ -522,7 +529,7 @@ impl Replay {
     /// schema cache.
     #[must_use]
     pub fn jobs(mut self, jobs: usize) -> Replay {
-        self.jobs = jobs.max(1);
+        self.jobs = jobs.clamp(1, MAX_JOBS);
         self
     }
 
@@ -654,7 +661,8 @@ impl Replay {
     /// or no arguments captured) counted as skipped, with the reason.
     /// `on_progress` is told of the bytes of each record read, `on_call`
     /// of each call's outcome and `on_malformed` of each record that is
-    /// not of `format`. With [`jobs`](Self::jobs) over 1, batches of
+    /// not of `format` or cannot be read (not UTF-8, over the record
+    /// bound, cut short). With [`jobs`](Self::jobs) over 1, batches of
     /// records are bound on that many worker threads, a bounded number in
     /// flight, and told of in input order: the report and every callback
     /// are exactly those of one job. (For canon's own JSON Lines, use
@@ -867,8 +875,9 @@ impl Replay {
 
     /// The line read as [`fast`](Self::fast) reads it when its schema's
     /// text is cached, without the schema's text being read as JSON again:
-    /// the object after the line's first `"schema":`, told by its brackets
-    /// and strings alone, is looked up in the cache, and the rest of the
+    /// the object after the line's first `"schema":` (its end guessed first
+    /// where the line's `,"arguments":` begins, else told by its brackets
+    /// and strings alone) is looked up in the cache, and the rest of the
     /// line is read with `0` in its place. That reading is exact: a cached
     /// text is one whole JSON object (it was parsed alone, and nests no
     /// deeper than a line's member may), so when the `0` is what the line

@@ -84,7 +84,7 @@ struct ReplayArgs {
     /// declare unless it says `additionalProperties: false`.
     #[arg(long)]
     open_objects: bool,
-    /// Bind on N threads (default: all cores); the output is the same,
+    /// Bind on N threads (default: all cores; at most 256); the output is the same,
     /// in the same order, whatever N.
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<NonZeroUsize>,

@@ -21,8 +21,8 @@ use crate::{lock, CallOutcome, LineError, Replay, Report, Tally};
 
 /// Lines in a batch, at most.
 const BATCH_LINES: usize = 256;
-/// Bytes in a batch past which no further line is added (a longer line is
-/// a batch of its own).
+/// Bytes in a batch past which no further line is added (the line that
+/// passes it, up to the line bound, still joins the batch).
 const BATCH_BYTES: usize = 1 << 20;
 /// Batches read and not yet told of, per worker.
 const IN_FLIGHT_PER_JOB: u64 = 4;
@@ -60,6 +60,7 @@ pub(crate) fn run(
     let mut lines = 0u64;
     // The buffers of batches told of, for the batches read next.
     let spare: RefCell<Vec<Buffers>> = RefCell::new(Vec::new());
+    let mut failed = None;
     ordered(
         jobs,
         || {
@@ -70,6 +71,7 @@ pub(crate) fn run(
                 &mut lines,
                 &mut on_progress,
                 buffers,
+                &mut failed,
             )
         },
         || (),
@@ -90,14 +92,19 @@ pub(crate) fn run(
 
 /// The next batch of `input` (`None` at its end), read into `buffers`,
 /// no line held past `max_line` bytes; `lines` counts the lines read so
-/// far.
+/// far. An error after some lines of the batch is kept in `failed` and
+/// returned by the next call, so that those lines are replayed first.
 fn read_batch(
     input: &mut impl BufRead,
     max_line: usize,
     lines: &mut u64,
     on_progress: &mut impl FnMut(u64),
     (mut text, mut ends): Buffers,
+    failed: &mut Option<io::Error>,
 ) -> io::Result<Option<Batch>> {
+    if let Some(error) = failed.take() {
+        return Err(error);
+    }
     text.clear();
     ends.clear();
     let mut batch = Batch {
@@ -107,9 +114,18 @@ fn read_batch(
         over: Vec::new(),
     };
     while batch.ends.len() < BATCH_LINES && batch.text.len() < BATCH_BYTES {
-        let Next::Line { bytes, over } =
-            lines::read_line(input, &mut batch.text, max_line, *lines == 0)?
-        else {
+        let read = lines::read_line(input, &mut batch.text, max_line, *lines == 0);
+        let Next::Line { bytes, over } = (match read {
+            Ok(next) => next,
+            // The lines read before the error are replayed, as with one
+            // job; the error comes with the next batch.
+            Err(error) if !batch.ends.is_empty() => {
+                batch.text.truncate(batch.ends.last().copied().unwrap_or(0));
+                *failed = Some(error);
+                break;
+            }
+            Err(error) => return Err(error),
+        }) else {
             break;
         };
         *lines += 1;
@@ -146,8 +162,11 @@ fn replay_batch(replay: &Replay, batch: &Batch) -> Vec<LineResult> {
 /// order of the batches: what [`run`] and the trace formats' replay
 /// share. At most
 /// [`IN_FLIGHT_PER_JOB`] batches per worker are read and not yet told of.
-/// A panic of `work` is resumed on the calling thread; the first error of
-/// `read` or `tell` stops every worker and is returned.
+/// A panic of `work` is resumed on the calling thread once every batch
+/// before it is told of; an error of `read` is returned once every batch
+/// read before it is told of, so that the caller sees what one job shows
+/// up to the same point; the first error of `tell` stops the workers and is
+/// returned.
 pub(crate) fn ordered<B: Send, R: Send, S>(
     jobs: usize,
     mut read: impl FnMut() -> io::Result<Option<B>>,
@@ -180,33 +199,40 @@ pub(crate) fn ordered<B: Send, R: Send, S>(
         drop(done);
         let most = IN_FLIGHT_PER_JOB * jobs as u64;
         let (mut sent, mut told) = (0u64, 0u64);
-        let mut waiting: BTreeMap<u64, R> = BTreeMap::new();
+        let mut waiting: BTreeMap<u64, thread::Result<R>> = BTreeMap::new();
         let mut eof = false;
+        // An error reading the input: returned once what was read before
+        // it is told of.
+        let mut failed = None;
         loop {
             while !eof && sent - told < most {
-                match read()? {
-                    Some(batch) => {
+                match read() {
+                    Ok(Some(batch)) => {
                         if work_to_do.send((sent, batch)).is_err() {
                             return Err(io::Error::other("the replay workers stopped"));
                         }
                         sent += 1;
                     }
-                    None => eof = true,
+                    Ok(None) => eof = true,
+                    Err(error) => {
+                        failed = Some(error);
+                        eof = true;
+                    }
                 }
             }
             if told == sent {
-                return Ok(());
+                return failed.map_or(Ok(()), Err);
             }
             let Ok((index, result)) = results.recv() else {
                 return Err(io::Error::other("the replay workers stopped"));
             };
-            match result {
-                Ok(result) => waiting.insert(index, result),
-                Err(payload) => panic::resume_unwind(payload),
-            };
+            waiting.insert(index, result);
             while let Some(result) = waiting.remove(&told) {
                 told += 1;
-                tell(result)?;
+                match result {
+                    Ok(result) => tell(result)?,
+                    Err(payload) => panic::resume_unwind(payload),
+                }
             }
         }
     })

@@ -22,12 +22,27 @@ use crate::{parallel, CallOutcome, LineError, Replay, Report, Tally};
 
 /// Records in a batch, at most.
 const BATCH_RECORDS: usize = 256;
-/// Bytes of records in a batch past which no further record is added (a
-/// longer record is a batch of its own).
+/// Bytes of records in a batch past which no further record is added (the
+/// record that passes it, up to the record bound, still joins the batch).
 const BATCH_BYTES: u64 = 1 << 20;
 
 /// A call found in a record, with its schema text shared.
 type Found = Located<Arc<str>>;
+
+/// A record with more calls than this has them bound by the thread that
+/// tells of them, one at a time, rather than by a worker: a batch then
+/// never holds the outcomes of a huge record (one job holds one outcome
+/// at a time), only its calls, as one job does.
+const WORKER_CALLS: usize = 1024;
+
+/// What a worker gives for a record, in input order.
+enum Worked {
+    /// A call bound, skipped or a malformed record.
+    Event(Event),
+    /// The calls of a record with more than [`WORKER_CALLS`] calls, to be
+    /// bound as they are told of.
+    Unbound(Vec<Found>),
+}
 
 /// What one record (or the end of the input) gives, in input order.
 enum Event {
@@ -202,12 +217,24 @@ pub(crate) fn run(
     // end.
     let extract_here = Extractor::pairs_across_records(format);
     let mut ended = false;
+    // An error reading a record, after some records of the batch: those are
+    // replayed first, as with one job, and the error comes next.
+    let mut failed = None;
     let read = || -> io::Result<Option<Vec<Item>>> {
+        if let Some(error) = failed.take() {
+            return Err(error);
+        }
         let mut batch = Vec::new();
         let mut bytes = 0u64;
         while batch.len() < BATCH_RECORDS && bytes < BATCH_BYTES {
-            let Some(record) = records.next().transpose()? else {
-                break;
+            let record = match records.next().transpose() {
+                Ok(Some(record)) => record,
+                Ok(None) => break,
+                Err(error) if !batch.is_empty() => {
+                    failed = Some(error);
+                    return Ok(Some(batch));
+                }
+                Err(error) => return Err(error),
             };
             on_progress(record.bytes);
             bytes = bytes.saturating_add(record.bytes);
@@ -236,27 +263,44 @@ pub(crate) fn run(
         }
         Ok((!batch.is_empty()).then_some(batch))
     };
-    let work = |binder: &mut Binder<'_>, batch: Vec<Item>| -> Vec<Event> {
-        let mut events = Vec::new();
-        let mut keep = |event| {
-            events.push(event);
-            Ok(())
-        };
+    let work = |binder: &mut Binder<'_>, batch: Vec<Item>| -> Vec<Worked> {
+        let mut worked = Vec::new();
         for item in batch {
-            // Keeping an event never fails.
-            let _ = match item {
-                Item::Record { line, text } => binder.record(line, text, &mut keep),
-                Item::Extracted { line, found } => binder.extracted(line, found, &mut keep),
+            let (line, found) = match item {
+                Item::Record { line, text } => (
+                    line,
+                    text.and_then(|text| binder.extractor.record_shared(line, &text)),
+                ),
+                Item::Extracted { line, found } => (line, found),
             };
+            match found {
+                Ok(found) if found.len() > WORKER_CALLS => worked.push(Worked::Unbound(found)),
+                found => {
+                    // Keeping an event never fails.
+                    let _ = binder.extracted(line, found, &mut |event| {
+                        worked.push(Worked::Event(event));
+                        Ok(())
+                    });
+                }
+            }
         }
-        events
+        worked
     };
+    // Binds the calls of huge records as they are told of.
+    let mut teller = Binder::new(replay, format);
     parallel::ordered(
         replay.jobs,
         read,
         || Binder::new(replay, format),
         work,
-        |events| events.into_iter().try_for_each(&mut sink),
+        |worked| {
+            worked.into_iter().try_for_each(|worked| match worked {
+                Worked::Event(event) => sink(event),
+                Worked::Unbound(found) => found
+                    .into_iter()
+                    .try_for_each(|located| sink(teller.bind(located))),
+            })
+        },
     )?;
     Ok(tally.finish(records.lines()))
 }

@@ -836,3 +836,128 @@ fn the_command_prints_the_same_for_traces_with_any_number_of_jobs() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Reads `text`, then fails where `at` bytes have been read (a truncated
+/// or corrupt compressed file), a few bytes at a time.
+struct FailingAt<'a> {
+    text: &'a [u8],
+    at: usize,
+}
+
+impl std::io::Read for FailingAt<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == 0 {
+            return Err(std::io::Error::other("corrupt input"));
+        }
+        let n = out.len().min(self.at).min(self.text.len()).min(4096);
+        out[..n].copy_from_slice(&self.text[..n]);
+        self.text = &self.text[n..];
+        self.at -= n;
+        Ok(n)
+    }
+}
+
+/// What a run tells before the input fails, and the error.
+fn failing_run(jobs: usize, input: &[u8], at: usize, format: Option<Format>) -> (Run, String) {
+    let (mut outcomes, mut malformed, mut progress) = (Vec::new(), Vec::new(), 0);
+    let reader = BufReader::with_capacity(1000, FailingAt { text: input, at });
+    let mut replay = Replay::new(Policy::all(), Tools::default()).jobs(jobs);
+    let mut on_call = |o: &CallOutcome| {
+        outcomes.push(o.clone());
+        Ok(())
+    };
+    let error = match format {
+        None => replay.run_with(
+            reader,
+            |b| progress += b,
+            &mut on_call,
+            |e| malformed.push(e.clone()),
+        ),
+        Some(format) => replay.run_trace(
+            format,
+            reader,
+            |b| progress += b,
+            &mut on_call,
+            |e| malformed.push(e.clone()),
+        ),
+    }
+    .unwrap_err();
+    let run = Run {
+        report: Report::default(),
+        outcomes,
+        malformed,
+        progress,
+    };
+    (run, error.to_string())
+}
+
+#[test]
+fn an_input_that_fails_midway_tells_with_many_jobs_what_it_tells_with_one() {
+    let lines = generated(3000, 40);
+    let anthropic = long_trace("anthropic.jsonl");
+    let inputs = [
+        (lines.as_bytes(), None),
+        (&anthropic[..], Some(Format::Anthropic)),
+    ];
+    for (input, format) in inputs {
+        // Mid-line, past several batches, and before the first line ends.
+        for at in [input.len() * 2 / 3 + 17, 300] {
+            let (one, error) = failing_run(1, input, at, format);
+            assert_eq!(error, "corrupt input");
+            if at > 300 {
+                assert!(one.outcomes.len() > 100, "{format:?}");
+            }
+            for jobs in [2, 3] {
+                let (many, error) = failing_run(jobs, input, at, format);
+                assert_eq!(error, "corrupt input");
+                assert_eq!(many, one, "{format:?}, {jobs} jobs, failing at {at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn jobs_past_the_most_are_read_as_the_most() {
+    let input = generated(300, 5);
+    let one = new_run(
+        &mut Replay::new(Policy::all(), Tools::default()),
+        input.as_bytes(),
+    );
+    let mut replay = Replay::new(Policy::all(), Tools::default()).jobs(usize::MAX);
+    assert_eq!(new_run(&mut replay, input.as_bytes()), one);
+}
+
+#[test]
+fn a_record_of_thousands_of_calls_tells_with_many_jobs_what_it_tells_with_one() {
+    // Records of 3,000 and of 10 calls in turn: the large ones are bound
+    // as they are told of, the small ones by the workers.
+    let record = |calls: usize, at: usize| {
+        let uses: Vec<String> = (0..calls)
+            .map(|i| match (i + at) % 3 {
+                0 => format!(r#"{{"type": "tool_use", "id": "t{i}", "name": "search_code", "input": {{"data_source_names": "r{i}", "query": "q"}}}}"#),
+                1 => format!(r#"{{"type": "tool_use", "id": "t{i}", "name": "get_weather", "input": {{"city": "c", "days": "{i}"}}}}"#),
+                _ => format!(r#"{{"type": "tool_use", "id": "t{i}", "name": "nope", "input": {{}}}}"#),
+            })
+            .collect();
+        format!(
+            r#"{{"request": {{"tools": [{{"name": "search_code", "input_schema": {{"type": "object", "properties": {{"data_source_names": {{"type": "array", "items": {{"type": "string"}}}}, "query": {{"type": "string"}}}}, "required": ["query"]}}}}, {{"name": "get_weather", "input_schema": {{"type": "object", "properties": {{"city": {{"type": "string"}}, "days": {{"type": "integer"}}}}}}}}], "messages": []}}, "response": {{"content": [{}]}}}}"#,
+            uses.join(", ")
+        )
+    };
+    let mut input = String::new();
+    for at in 0..12 {
+        input.push_str(&record(if at % 3 == 0 { 3000 } else { 10 }, at));
+        input.push('\n');
+    }
+    let one = trace_run(Format::Anthropic, &Tools::default(), input.as_bytes(), 1);
+    // Two of three calls bound, the third of an unknown tool skipped.
+    let totals = &one.report.totals;
+    assert!(
+        totals.calls > 8_000 && totals.skipped_calls > 4_000,
+        "{totals:?}"
+    );
+    for jobs in [2, 3] {
+        let many = trace_run(Format::Anthropic, &Tools::default(), input.as_bytes(), jobs);
+        assert_eq!(many, one, "{jobs} jobs");
+    }
+}

@@ -29,46 +29,50 @@ struct Run {
     progress: u64,
 }
 
-fn new_run(replay: &mut Replay, input: impl std::io::BufRead) -> Run {
+/// The callbacks a replay tells of what it finds.
+type Callbacks<'a> = (
+    &'a mut dyn FnMut(u64),
+    &'a mut dyn FnMut(&CallOutcome) -> std::io::Result<()>,
+    &'a mut dyn FnMut(&LineError),
+);
+
+/// Everything `replay` tells through the callbacks it is given, and how
+/// it ended (the report is the default one when it failed).
+fn told(
+    replay: impl FnOnce(Callbacks<'_>) -> std::io::Result<Report>,
+) -> (Run, std::io::Result<()>) {
     let (mut outcomes, mut malformed, mut progress) = (Vec::new(), Vec::new(), 0);
-    let report = replay
-        .run_with(
-            input,
-            |bytes| progress += bytes,
-            |o| {
-                outcomes.push(o.clone());
-                Ok(())
-            },
-            |e| malformed.push(e.clone()),
-        )
-        .unwrap();
-    Run {
+    let ended = replay((
+        &mut |bytes| progress += bytes,
+        &mut |o| {
+            outcomes.push(o.clone());
+            Ok(())
+        },
+        &mut |e| malformed.push(e.clone()),
+    ));
+    let (report, ended) = match ended {
+        Ok(report) => (report, Ok(())),
+        Err(error) => (Report::default(), Err(error)),
+    };
+    let run = Run {
         report,
         outcomes,
         malformed,
         progress,
-    }
+    };
+    (run, ended)
+}
+
+fn new_run(replay: &mut Replay, input: impl std::io::BufRead) -> Run {
+    let (run, ended) = told(|(p, c, m)| replay.run_with(input, p, c, m));
+    ended.unwrap();
+    run
 }
 
 fn old_run(mut replay: OldReplay, input: impl std::io::BufRead) -> Run {
-    let (mut outcomes, mut malformed, mut progress) = (Vec::new(), Vec::new(), 0);
-    let report = replay
-        .run_with(
-            input,
-            |bytes| progress += bytes,
-            |o| {
-                outcomes.push(o.clone());
-                Ok(())
-            },
-            |e| malformed.push(e.clone()),
-        )
-        .unwrap();
-    Run {
-        report,
-        outcomes,
-        malformed,
-        progress,
-    }
+    let (run, ended) = told(|(p, c, m)| replay.run_with(input, p, c, m));
+    ended.unwrap();
+    run
 }
 
 /// The policies the corpus and sample are replayed with.
@@ -709,27 +713,11 @@ fn long_trace(file: &str) -> Vec<u8> {
 
 /// Everything a trace replay tells, `jobs` jobs.
 fn trace_run(format: Format, tools: &Tools, input: &[u8], jobs: usize) -> Run {
-    let (mut outcomes, mut malformed, mut progress) = (Vec::new(), Vec::new(), 0);
     let input = canon_cli::formats::decompress(input).unwrap().1;
-    let report = Replay::new(Policy::all(), tools.clone())
-        .jobs(jobs)
-        .run_trace(
-            format,
-            input,
-            |bytes| progress += bytes,
-            |o| {
-                outcomes.push(o.clone());
-                Ok(())
-            },
-            |e| malformed.push(e.clone()),
-        )
-        .unwrap();
-    Run {
-        report,
-        outcomes,
-        malformed,
-        progress,
-    }
+    let mut replay = Replay::new(Policy::all(), tools.clone()).jobs(jobs);
+    let (run, ended) = told(|(p, c, m)| replay.run_trace(format, input, p, c, m));
+    ended.unwrap();
+    run
 }
 
 #[test]
@@ -859,36 +847,13 @@ impl std::io::Read for FailingAt<'_> {
 
 /// What a run tells before the input fails, and the error.
 fn failing_run(jobs: usize, input: &[u8], at: usize, format: Option<Format>) -> (Run, String) {
-    let (mut outcomes, mut malformed, mut progress) = (Vec::new(), Vec::new(), 0);
     let reader = BufReader::with_capacity(1000, FailingAt { text: input, at });
     let mut replay = Replay::new(Policy::all(), Tools::default()).jobs(jobs);
-    let mut on_call = |o: &CallOutcome| {
-        outcomes.push(o.clone());
-        Ok(())
-    };
-    let error = match format {
-        None => replay.run_with(
-            reader,
-            |b| progress += b,
-            &mut on_call,
-            |e| malformed.push(e.clone()),
-        ),
-        Some(format) => replay.run_trace(
-            format,
-            reader,
-            |b| progress += b,
-            &mut on_call,
-            |e| malformed.push(e.clone()),
-        ),
-    }
-    .unwrap_err();
-    let run = Run {
-        report: Report::default(),
-        outcomes,
-        malformed,
-        progress,
-    };
-    (run, error.to_string())
+    let (run, ended) = told(|(p, c, m)| match format {
+        None => replay.run_with(reader, p, c, m),
+        Some(format) => replay.run_trace(format, reader, p, c, m),
+    });
+    (run, ended.unwrap_err().to_string())
 }
 
 #[test]

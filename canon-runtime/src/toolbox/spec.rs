@@ -434,10 +434,12 @@ impl ToolSpec {
                 .typed_depth()
                 .is_some_and(|depth| depth as usize <= self.limits.max_depth)
         {
-            // The type was derived with its schema and refuses whatever the
-            // plan would refuse in a call it accepts: read the call as plain
-            // serde would, first. A call it refuses is looked at as below,
-            // so it binds (or is repaired, or refused) exactly as then.
+            // The type was derived with its schema (a routed binder is only
+            // reached from `#[tool]` code, whose spec is `ToolSpec::of` its
+            // arguments) and refuses whatever the plan would refuse in a
+            // call it accepts: read the call as plain serde would, first.
+            // A call it refuses goes to the adapter, so it binds (or is
+            // repaired, or refused) exactly as it would have.
             if let Ok(bound) = A::deserialize(args) {
                 return Ok(Bound::new(bound, Vec::new()));
             }
@@ -455,8 +457,8 @@ impl ToolSpec {
         self.bind_unvouched(args, policy, binder)
     }
 
-    /// A call from a `Value` the plain read did not bind: the look, then
-    /// the adapter, then the retry.
+    /// A call from a `Value` that nothing read plainly: the adapter, then
+    /// the retry.
     #[cold]
     #[inline(never)]
     fn bind_unvouched<A: DeserializeOwned, B: Binder<A>>(

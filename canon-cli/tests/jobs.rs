@@ -521,6 +521,20 @@ fn canon(args: &[&str]) -> (Vec<u8>, String, bool) {
     )
 }
 
+/// `canon` with `args`, `--jobs jobs` and `--out out`, which must succeed:
+/// its stdout, its stderr and what it wrote to `out`.
+fn canon_jobs<'a>(
+    mut args: Vec<&'a str>,
+    jobs: &'a str,
+    out: &'a std::path::Path,
+) -> (Vec<u8>, String, Vec<u8>) {
+    let out_arg = out.to_str().unwrap();
+    args.extend(["--jobs", jobs, "--out", out_arg]);
+    let (stdout, stderr, ok) = canon(&args);
+    assert!(ok, "{stderr}");
+    (stdout, stderr, std::fs::read(out).unwrap())
+}
+
 #[test]
 fn the_command_prints_the_same_with_any_number_of_jobs() {
     let dir = std::env::temp_dir().join(format!("canon-jobs-{}", std::process::id()));
@@ -539,24 +553,11 @@ fn the_command_prints_the_same_with_any_number_of_jobs() {
     let tools = tools.to_str().unwrap();
     let run = |jobs: &str, json: bool| {
         let out = dir.join(format!("out-{jobs}-{json}.jsonl"));
-        let mut args = vec![
-            "replay",
-            calls,
-            "--tools",
-            tools,
-            "--policy",
-            "all",
-            "--jobs",
-            jobs,
-            "--out",
-            out.to_str().unwrap(),
-        ];
+        let mut args = vec!["replay", calls, "--tools", tools, "--policy", "all"];
         if json {
             args.push("--json");
         }
-        let (stdout, stderr, ok) = canon(&args);
-        assert!(ok, "{stderr}");
-        (stdout, stderr, std::fs::read(&out).unwrap())
+        canon_jobs(args, jobs, &out)
     };
     for json in [false, true] {
         let one = run("1", json);
@@ -780,16 +781,7 @@ fn the_command_prints_the_same_for_traces_with_any_number_of_jobs() {
             for json in [false, true] {
                 let run = |jobs: &str| {
                     let out = dir.join(format!("out-{jobs}.jsonl"));
-                    let mut args = vec![
-                        "replay",
-                        input,
-                        "--policy",
-                        "all",
-                        "--jobs",
-                        jobs,
-                        "--out",
-                        out.to_str().unwrap(),
-                    ];
+                    let mut args = vec!["replay", input, "--policy", "all"];
                     if with_tools {
                         args.extend(["--tools", tools]);
                     }
@@ -800,9 +792,7 @@ fn the_command_prints_the_same_for_traces_with_any_number_of_jobs() {
                     if file.starts_with("openai-chat") {
                         args.extend(["--format", format.name()]);
                     }
-                    let (stdout, stderr, ok) = canon(&args);
-                    assert!(ok, "{stderr}");
-                    (stdout, stderr, std::fs::read(&out).unwrap())
+                    canon_jobs(args, jobs, &out)
                 };
                 let one = run("1");
                 if !file.ends_with(".zst") {

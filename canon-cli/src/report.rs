@@ -217,11 +217,8 @@ impl ByTool {
         let i = match self.index.get(&*name) {
             Some(&i) => i,
             None => {
-                let apart = self.index.len() - usize::from(self.index.contains_key(OTHER_TOOLS));
-                let name = match name == OTHER_TOOLS || apart >= TOOLS_TRACKED {
-                    true => OTHER_TOOLS,
-                    false => &*name,
-                };
+                let index = &self.index;
+                let name = counted_under(&name, index.len(), index.contains_key(OTHER_TOOLS));
                 match self.index.get(name) {
                     Some(&i) => i,
                     None => {
@@ -241,12 +238,25 @@ impl ByTool {
 fn tool_entry<'a>(by_tool: &'a mut BTreeMap<String, ToolCount>, tool: &str) -> &'a mut ToolCount {
     let name = shown(tool, SHOWN_CHARS);
     if !by_tool.contains_key(&*name) {
-        let apart = by_tool.len() - usize::from(by_tool.contains_key(OTHER_TOOLS));
-        if name == OTHER_TOOLS || apart >= TOOLS_TRACKED {
+        let name = counted_under(&name, by_tool.len(), by_tool.contains_key(OTHER_TOOLS));
+        if name == OTHER_TOOLS {
             return by_tool.entry(OTHER_TOOLS.to_owned()).or_default();
         }
     }
     by_tool.entry(name.into_owned()).or_default()
+}
+
+/// The name the calls of a tool shown as `name`, not yet counted, are
+/// counted under, where `counted` names are (`OTHER_TOOLS` among them
+/// when `other`): its own while fewer than `TOOLS_TRACKED` tools are
+/// counted apart, else `OTHER_TOOLS`.
+fn counted_under(name: &str, counted: usize, other: bool) -> &str {
+    let apart = counted - usize::from(other);
+    if name == OTHER_TOOLS || apart >= TOOLS_TRACKED {
+        OTHER_TOOLS
+    } else {
+        name
+    }
 }
 
 fn repair_example(outcome: &CallOutcome, repair: &canon::Repair) -> Example {

@@ -95,8 +95,10 @@ impl Break {
 /// a number past a bound, a string too long or too short or off its
 /// pattern, a value outside an `enum` or `const`, an array too long or too
 /// short, a repeat in a set, a member a closed object does not declare, a
-/// required member left out. Positions inside a union are reached only
-/// when the call's value picks one branch (by JSON type, or by a tag).
+/// required member left out, an object or a string sent in another form
+/// serde takes for a struct or an enum (`type`). Positions inside a union
+/// are reached only when the call's value picks one branch (by JSON type,
+/// or by a tag).
 pub fn breaks(own: &Value, call: &Value) -> Vec<Break> {
     let doc = Doc::new(own);
     let mut edits = Vec::new();
@@ -170,6 +172,22 @@ fn walk(
 ) {
     if value.is_null() {
         return;
+    }
+    // The forms serde's derived types take beyond their schemas: a struct
+    // as the array of its fields' values, a unit variant as a one-member
+    // object. Where the schema admits the edit, the runner drops it.
+    match value {
+        Value::Object(members) if !members.is_empty() => edits.push(Edit::Replace {
+            at: at.to_owned(),
+            value: Value::Array(members.values().cloned().collect()),
+            what: "type (an object sent as the array of its values)".to_owned(),
+        }),
+        Value::String(s) => edits.push(Edit::Replace {
+            at: at.to_owned(),
+            value: json!({ s: null }),
+            what: "type (a string sent as a one-member object)".to_owned(),
+        }),
+        _ => {}
     }
     let schema = doc.unref(schema);
     if let Some((_, branches)) = doc.branches(&schema) {

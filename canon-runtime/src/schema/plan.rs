@@ -69,6 +69,12 @@ pub(crate) struct Node {
     /// false`): the names it declares, sorted. A member by another name is
     /// refused (binding plans only).
     pub(crate) known: Option<Box<[Box<str>]>>,
+    /// Of arrays and objects ([`ty::ARRAY`], [`ty::OBJECT`]), the ones no
+    /// schema here admits (binding plans only). serde's derived types take
+    /// more than their schemas say (a struct from an array of its fields'
+    /// values, a unit variant from a one-member object): such a value is
+    /// refused here, so a call binds only where its schema holds.
+    pub(crate) refuses: u8,
 }
 
 impl Node {
@@ -1084,6 +1090,9 @@ impl<'r> Builder<'r> {
         self.nodes[id as usize].wrap_string = wrap_string;
         self.nodes[id as usize].text = text;
         self.nodes[id as usize].keys = self.guard && types & ty::OBJECT != 0;
+        if self.guard {
+            self.nodes[id as usize].refuses = !types & (ty::ARRAY | ty::OBJECT);
+        }
         self.accepts[id as usize] = types;
         self.children[id as usize] = children;
     }

@@ -52,6 +52,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, '_, 'de, D> {
 
     with_deserialize_methods!(forward_key_deserialize! {
         deserialize_any(); deserialize_seq(); deserialize_ignored_any();
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
     });
 
     fn is_human_readable(&self) -> bool {
@@ -228,6 +229,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for HashDe<'_, D> {
 
     with_deserialize_methods!(forward_hash_deserialize! {
         deserialize_any(); deserialize_seq(); deserialize_ignored_any();
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
     });
 
     fn is_human_readable(&self) -> bool {

@@ -21,7 +21,9 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 pub(crate) use value::vouches;
 
-use serde::de::value::{BorrowedStrDeserializer, StrDeserializer, StringDeserializer};
+use serde::de::value::{
+    BorrowedStrDeserializer, MapAccessDeserializer, StrDeserializer, StringDeserializer,
+};
 use serde::de::{
     self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess,
     VariantAccess, Visitor,
@@ -32,6 +34,7 @@ use crate::repair::{Repair, RepairRule};
 use crate::schema::constraint::{Assert, Num};
 use crate::schema::plan::{Member, Name, Node, NodeId, Plan};
 use crate::schema::pointer::{Path, Shared};
+use crate::schema::types as ty;
 
 /// What to do with a string the rule refuses to wrap.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -285,9 +288,10 @@ macro_rules! forward_deserialize {
 }
 
 /// Passes `$forward!` the tokens `$head`, then every method of serde's
-/// `Deserializer` but `deserialize_any`, `deserialize_seq` and
-/// `deserialize_ignored_any` (which a wrapper either treats apart or lists
-/// in `$head`): one list for every wrapper that forwards them.
+/// `Deserializer` but `deserialize_any`, `deserialize_seq`,
+/// `deserialize_ignored_any` and `deserialize_enum` (which a wrapper either
+/// treats apart or lists in `$head`): one list for every wrapper that
+/// forwards them.
 macro_rules! with_deserialize_methods {
     ($forward:ident! { $($head:tt)* }) => {
         $forward! { $($head)*
@@ -302,7 +306,6 @@ macro_rules! with_deserialize_methods {
             deserialize_tuple_struct(name: &'static str, len: usize);
             deserialize_map();
             deserialize_struct(name: &'static str, fields: &'static [&'static str]);
-            deserialize_enum(name: &'static str, variants: &'static [&'static str]);
             deserialize_identifier();
         }
     };
@@ -349,10 +352,63 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for De<'_, D> {
         }
     }
 
+    #[inline(always)]
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        if self.ctx.checks {
+            // The enum is read as the value it is, so that its form is
+            // checked as the schema here says: a unit variant's name as a
+            // string, any other variant as a one-member object (closed to
+            // the names the schema gives such objects).
+            let visitor = self.plain(AsEnum(visitor));
+            return self.de.deserialize_any(visitor);
+        }
+        let visitor = self.plain(visitor);
+        self.de.deserialize_enum(name, variants, visitor)
+    }
+
     with_deserialize_methods!(forward_deserialize! { plain; });
 
     fn is_human_readable(&self) -> bool {
         self.de.is_human_readable()
+    }
+}
+
+/// An enum's visitor given the value the enum was sent as: a string is the
+/// name of a unit variant, a one-member object a variant and its content
+/// (serde's two forms, as `serde_json` reads them). Anything else is
+/// refused as the enum's visitor refuses it.
+struct AsEnum<V>(V);
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for AsEnum<V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.expecting(f)
+    }
+
+    #[inline(always)]
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
+        self.0.visit_enum(StrDeserializer::<E>::new(s))
+    }
+
+    #[inline(always)]
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
+        self.0.visit_enum(BorrowedStrDeserializer::<E>::new(s))
+    }
+
+    #[inline(always)]
+    fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
+        self.0.visit_enum(StringDeserializer::<E>::new(s))
+    }
+
+    #[inline(always)]
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.0.visit_enum(MapAccessDeserializer::new(map))
     }
 }
 
@@ -546,6 +602,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
 
     #[inline(always)]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        if self.ctx.checks && self.node.refuses & ty::ARRAY != 0 {
+            return Err(refused());
+        }
         let assert = self.ctx.assert(self.node).filter(|a| a.on_arrays());
         match (self.node.items, assert) {
             // Nothing guarded below: the items cannot nest further.
@@ -572,6 +631,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
 
     #[inline(always)]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        if self.ctx.checks && self.node.refuses & ty::OBJECT != 0 {
+            return Err(refused());
+        }
         let check_keys = self.node.keys && self.ctx.check_keys;
         let assert = self.ctx.assert(self.node).filter(|a| a.on_objects());
         let closed = self.ctx.checks && self.node.known.is_some();

@@ -15,6 +15,7 @@ use serde_json::{Map, Number, Value};
 use super::keys::Seen;
 use crate::schema::constraint::{hash_scalar, Assert, Num, Scalar};
 use crate::schema::plan::{Member, Name, Node, Plan};
+use crate::schema::types as ty;
 
 /// True when `value` binds through `plan` (in [`Mode::Fast`](super::Mode),
 /// at most `max_depth` arrays and objects deep) with no repair and nothing
@@ -103,7 +104,7 @@ impl Look<'_> {
     /// An array, counted as one level where the adapter counts it.
     #[inline(never)]
     fn array(&self, node: &Node, items: &[Value], depth: usize) -> bool {
-        if depth >= self.max_depth {
+        if depth >= self.max_depth || node.refuses & ty::ARRAY != 0 {
             return false;
         }
         let items_node = node.items.map(|id| self.plan.node(id));
@@ -139,6 +140,9 @@ impl Look<'_> {
     /// object's names known.
     #[inline(never)]
     fn object(&self, node: &Node, members: &Map<String, Value>, depth: usize) -> bool {
+        if node.refuses & ty::OBJECT != 0 {
+            return false;
+        }
         let assert = self.assert(node).filter(|a| a.on_objects());
         let closed = node.known.is_some();
         if node.properties.is_empty() && node.additional.is_none() && assert.is_none() && !closed {

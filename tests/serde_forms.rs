@@ -1,0 +1,193 @@
+//! serde's derived types take more forms than their schemas publish: a
+//! struct from the array of its fields' values, an enum's variant from a
+//! one-member object, an internally tagged enum from an array. A call in
+//! such a form breaks the published schema, so it is refused where the
+//! form was sent, from text and from a `Value` alike, with what the
+//! schema expected there.
+
+use canon::{tool, BindError, Tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// One condition.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Filter {
+    /// The field compared.
+    pub field: String,
+    /// How.
+    pub op: Op,
+    /// With what.
+    pub values: Vec<String>,
+}
+
+/// How a filter compares.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// Equal.
+    Eq,
+    /// Not equal.
+    Ne,
+}
+
+/// Which page (open: unknown members are ignored).
+#[derive(Deserialize, JsonSchema)]
+pub struct Page {
+    /// Its size.
+    pub size: u32,
+}
+
+/// What to do with the issues found.
+#[derive(Deserialize, JsonSchema)]
+pub enum Action {
+    /// Label them.
+    Label {
+        /// The labels.
+        names: Vec<String>,
+    },
+    /// Close them.
+    Close,
+}
+
+/// Where to send the result.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind")]
+pub enum Sink {
+    /// A file.
+    File {
+        /// Its path.
+        path: String,
+    },
+}
+
+/// In which order.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// Oldest first (serde also reads `ascending`, which the schema does
+    /// not list).
+    #[serde(alias = "ascending")]
+    Asc,
+    /// Newest first.
+    Desc,
+}
+
+/// Query issues.
+#[tool]
+fn query(
+    filters: Vec<Filter>,
+    page: Page,
+    action: Option<Action>,
+    sink: Option<Sink>,
+    order: Option<Order>,
+) -> usize {
+    let _ = (action, sink, order);
+    filters.len() + page.size as usize
+}
+
+/// The refusal of `call`, the same from a `Value` and from text.
+fn refused(call: Value) -> BindError {
+    let Err(from_value) = Query.bind(&call) else {
+        panic!("bound from a Value: {call}");
+    };
+    let Err(from_text) = Query.bind_str(&call.to_string()) else {
+        panic!("bound from text: {call}");
+    };
+    assert_eq!(from_value, from_text, "{call}");
+    from_value
+}
+
+/// The call with `at` set to `value`, from a valid one.
+fn with(at: &str, value: Value) -> Value {
+    let mut call = json!({
+        "filters": [{"field": "label", "op": "eq", "values": ["bug"]}],
+        "page": {"size": 10},
+        "action": {"Label": {"names": ["triaged"]}},
+        "sink": {"kind": "File", "path": "out.json"},
+        "order": "asc",
+    });
+    *call.pointer_mut(at).expect("a position of the call") = value;
+    call
+}
+
+#[test]
+fn every_form_the_schema_publishes_binds() {
+    for call in [
+        with("/page", json!({"size": 10})),
+        with("/action", json!("Close")),
+        with("/action", Value::Null),
+        with("/sink", Value::Null),
+        with("/order", json!("desc")),
+    ] {
+        let from_value = Query.bind(&call).map(|b| b.repairs.len());
+        let from_text = Query.bind_str(&call.to_string()).map(|b| b.repairs.len());
+        assert_eq!(from_value, Ok(0), "{call}");
+        assert_eq!(from_text, Ok(0), "{call}");
+    }
+}
+
+#[test]
+fn a_struct_sent_as_the_array_of_its_values_is_refused_there() {
+    let error = refused(with("/filters/0", json!(["label", "eq", ["bug"]])));
+    assert_eq!(
+        error.to_string(),
+        "The call to `query` was not run. \
+         /filters/0: expected an object, got the array [\"label\",\"eq\",[\"bug\"]]. \
+         Fix these and call `query` again."
+    );
+    let error = refused(with("/page", json!([10])));
+    assert_eq!(error.pointers(), ["/page"]);
+    assert_eq!(
+        error.violations()[0].message,
+        "expected an object, got the array [10]"
+    );
+}
+
+#[test]
+fn the_arguments_sent_as_an_array_are_refused_at_the_root() {
+    let error = refused(json!([[], {"size": 10}]));
+    assert_eq!(error.pointers(), [""]);
+}
+
+#[test]
+fn a_unit_variant_sent_as_a_one_member_object_is_refused_there() {
+    let error = refused(with("/filters/0/op", json!({"eq": null})));
+    assert_eq!(
+        error.to_string(),
+        "The call to `query` was not run. \
+         /filters/0/op: expected exactly \"eq\" or exactly \"ne\", got the object {\"eq\":null}. \
+         Fix these and call `query` again."
+    );
+    // Where the enum also has variants with content, the object is told
+    // by what those objects may hold.
+    let error = refused(with("/action", json!({"Close": null})));
+    assert_eq!(error.pointers(), ["/action/Close", "/action/Label"]);
+    assert_eq!(
+        error.violations()[0].message,
+        "unknown property; the properties are `Label`"
+    );
+}
+
+#[test]
+fn a_variant_with_content_sent_as_its_name_is_refused_there() {
+    let error = refused(with("/action", json!("Label")));
+    assert_eq!(error.pointers(), ["/action"]);
+}
+
+#[test]
+fn an_internally_tagged_enum_sent_as_an_array_is_refused_there() {
+    let error = refused(with("/sink", json!(["File", "out.json"])));
+    assert_eq!(error.pointers(), ["/sink"]);
+}
+
+#[test]
+fn a_name_serde_reads_but_the_schema_does_not_list_is_refused() {
+    let error = refused(with("/order", json!("ascending")));
+    assert_eq!(error.pointers(), ["/order"]);
+    assert_eq!(
+        error.violations()[0].message,
+        "expected exactly \"asc\" or exactly \"desc\", got the string \"ascending\""
+    );
+}

@@ -47,6 +47,11 @@ pub enum Action {
         /// The labels.
         names: Vec<String>,
     },
+    /// Rename them.
+    Rename {
+        /// The new title.
+        to: String,
+    },
     /// Close them.
     Close,
 }
@@ -59,6 +64,11 @@ pub enum Sink {
     File {
         /// Its path.
         path: String,
+    },
+    /// A URL.
+    Url {
+        /// Where.
+        url: String,
     },
 }
 
@@ -74,6 +84,12 @@ pub enum Order {
     Desc,
 }
 
+/// Tag a file (flat: its arguments hold no struct or enum).
+#[tool]
+fn tag(path: String, labels: Vec<String>, limit: u32) -> usize {
+    path.len() + labels.len() + limit as usize
+}
+
 /// Query issues.
 #[tool]
 fn query(
@@ -87,12 +103,17 @@ fn query(
     filters.len() + page.size as usize
 }
 
-/// The refusal of `call`, the same from a `Value` and from text.
+/// The refusal of `call` by `query`, the same from a `Value` and from text.
 fn refused(call: Value) -> BindError {
-    let Err(from_value) = Query.bind(&call) else {
+    refused_by(&Query, call)
+}
+
+/// The refusal of `call` by `tool`, the same from a `Value` and from text.
+fn refused_by<T: Tool>(tool: &T, call: Value) -> BindError {
+    let Err(from_value) = tool.bind(&call) else {
         panic!("bound from a Value: {call}");
     };
-    let Err(from_text) = Query.bind_str(&call.to_string()) else {
+    let Err(from_text) = tool.bind_str(&call.to_string()) else {
         panic!("bound from text: {call}");
     };
     assert_eq!(from_value, from_text, "{call}");
@@ -114,12 +135,23 @@ fn with(at: &str, value: Value) -> Value {
 
 #[test]
 fn every_form_the_schema_publishes_binds() {
+    let call = json!({"path": "a", "labels": ["x"], "limit": 3});
+    assert_eq!(Tag.bind(&call).map(|b| b.repairs.len()), Ok(0));
+    assert_eq!(
+        Tag.bind_str(&call.to_string()).map(|b| b.repairs.len()),
+        Ok(0)
+    );
     for call in [
         with("/page", json!({"size": 10})),
         with("/action", json!("Close")),
         with("/action", Value::Null),
         with("/sink", Value::Null),
         with("/order", json!("desc")),
+        with("/action", json!({"Rename": {"to": "x"}})),
+        with(
+            "/sink",
+            json!({"kind": "Url", "url": "https://example.com"}),
+        ),
     ] {
         let from_value = Query.bind(&call).map(|b| b.repairs.len());
         let from_text = Query.bind_str(&call.to_string()).map(|b| b.repairs.len());
@@ -147,8 +179,15 @@ fn a_struct_sent_as_the_array_of_its_values_is_refused_there() {
 
 #[test]
 fn the_arguments_sent_as_an_array_are_refused_at_the_root() {
-    let error = refused(json!([[], {"size": 10}]));
+    // Every argument, in order: serde's derive would read it.
+    let error = refused(json!([[], {"size": 10}, null, null, null]));
     assert_eq!(error.pointers(), [""]);
+    let error = refused_by(&Tag, json!(["a", ["x"], 3]));
+    assert_eq!(error.pointers(), [""]);
+    assert_eq!(
+        error.violations()[0].message,
+        "expected an object, got the array [\"a\",[\"x\"],3]"
+    );
 }
 
 #[test]
@@ -163,10 +202,10 @@ fn a_unit_variant_sent_as_a_one_member_object_is_refused_there() {
     // Where the enum also has variants with content, the object is told
     // by what those objects may hold.
     let error = refused(with("/action", json!({"Close": null})));
-    assert_eq!(error.pointers(), ["/action/Close", "/action/Label"]);
+    assert_eq!(error.pointers(), ["/action"]);
     assert_eq!(
         error.violations()[0].message,
-        "unknown property; the properties are `Label`"
+        "expected an object or exactly \"Close\", got the object {\"Close\":null}"
     );
 }
 
@@ -190,4 +229,26 @@ fn a_name_serde_reads_but_the_schema_does_not_list_is_refused() {
         error.violations()[0].message,
         "expected exactly \"asc\" or exactly \"desc\", got the string \"ascending\""
     );
+}
+
+#[test]
+fn a_member_of_another_variant_is_refused() {
+    // Internally tagged: `url` is a `Url`'s, not a `File`'s (serde's derive
+    // would ignore it).
+    let error = refused(with(
+        "/sink",
+        json!({"kind": "File", "path": "out.json", "url": "https://example.com"}),
+    ));
+    assert_eq!(
+        error.to_string(),
+        "The call to `query` was not run. \
+         /sink/url: unknown property; the properties are `kind`, `path`. \
+         Fix these and call `query` again."
+    );
+    // Externally tagged: one variant a call.
+    let error = refused(with(
+        "/action",
+        json!({"Label": {"names": []}, "Rename": {"to": "x"}}),
+    ));
+    assert_eq!(error.pointers(), ["/action"]);
 }

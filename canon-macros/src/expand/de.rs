@@ -190,6 +190,12 @@ pub(super) fn deserialize(
                         self,
                         mut seq: __S,
                     ) -> ::core::result::Result<#args, __S::Error> {
+                        if !<__F as #krate::__private::FieldSource>::POSITIONAL {
+                            return ::core::result::Result::Err(<__S::Error as #de::Error>::invalid_type(
+                                #de::Unexpected::Seq,
+                                &self,
+                            ));
+                        }
                         #(let #slots: #types = match #next_element? {
                             ::core::option::Option::Some(value) => value,
                             ::core::option::Option::None => {

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use crate::bind::policy::Policy;
 use crate::repair::RepairRule;
-use crate::schema::constraint::{Assert, Rules};
+use crate::schema::constraint::{hash_scalar, Assert, Rules, Scalar};
 use crate::schema::types as ty;
 
 /// Index of a node in a [`Plan`].
@@ -69,12 +69,56 @@ pub(crate) struct Node {
     /// false`): the names it declares, sorted. A member by another name is
     /// refused (binding plans only).
     pub(crate) known: Option<Box<[Box<str>]>>,
-    /// Of arrays and objects ([`ty::ARRAY`], [`ty::OBJECT`]), the ones no
-    /// schema here admits (binding plans only). serde's derived types take
-    /// more than their schemas say (a struct from an array of its fields'
-    /// values, a unit variant from a one-member object): such a value is
-    /// refused here, so a call binds only where its schema holds.
+    /// Of arrays and objects ([`ty::ARRAY`], [`ty::OBJECT`]), the ones the
+    /// single pass does not vouch for here (binding plans only): those no
+    /// schema here admits, since serde's derived types take more than their
+    /// schemas say (a struct from an array of its fields' values, a unit
+    /// variant from a one-member object); and objects of a union of closed
+    /// objects that share a name, which only `jsonschema` tells apart. The
+    /// pass fails on them and the retry decides.
     pub(crate) refuses: u8,
+    /// With `known`, when every object here is one of several closed
+    /// objects, no two sharing a name but their tag: for each name of
+    /// `known`, the bits of the objects that declare it (binding plans
+    /// only). The names of one object here must all be one object's.
+    pub(crate) branches: Option<Box<[u64]>>,
+    /// With `branches`, the one name every object here declares, each
+    /// with a string of its own (a tagged union): its value tells which
+    /// object this is.
+    pub(crate) tag: Option<Box<Tag>>,
+}
+
+/// The tag of a union of closed objects: the name they share, and for each
+/// value it may have, the bit of the object that value names.
+#[derive(Debug)]
+pub(crate) struct Tag {
+    /// The tag's index in the node's `known` names.
+    pub(crate) index: usize,
+    /// Each value: its hash (as `hash_scalar` of the string), the string,
+    /// and the bit of its object.
+    values: Box<[(u64, Box<str>, u64)]>,
+}
+
+impl Tag {
+    /// The bit of the object the tag `value` names; 0 for none.
+    #[inline]
+    pub(crate) fn object_of(&self, value: &str) -> u64 {
+        self.values
+            .iter()
+            .find(|(_, v, _)| **v == *value)
+            .map_or(0, |(_, _, bit)| *bit)
+    }
+
+    /// The bit of the object whose tag value hashes to `hash` (for a value
+    /// the tag's own schema admitted: one of the values, whose hashes all
+    /// differ); 0 for none.
+    #[inline]
+    pub(crate) fn object_of_hash(&self, hash: u64) -> u64 {
+        self.values
+            .iter()
+            .find(|(h, _, _)| *h == hash)
+            .map_or(0, |(_, _, bit)| *bit)
+    }
 }
 
 impl Node {
@@ -612,6 +656,9 @@ struct Shape {
     /// (`allOf`, `$ref` beside assertions) and something in it asserts
     /// more than types: values here are left to `jsonschema`.
     poison: bool,
+    /// Binding plans: the one string this schema admits (`const`, or an
+    /// `enum` of one string), for a union's tag.
+    constant: Option<String>,
 }
 
 enum Raw {
@@ -829,6 +876,14 @@ impl<'s> Compiler<'s> {
             if let Value::Object(obj) = schema {
                 shape.rules = Rules::compile(obj, shape.types, self.derived).map(Arc::new);
             }
+            shape.constant = match (schema.get("const"), schema.get("enum")) {
+                (Some(Value::String(c)), _) => Some(c.clone()),
+                (None, Some(Value::Array(values))) => match values.as_slice() {
+                    [Value::String(c)] => Some(c.clone()),
+                    _ => None,
+                },
+                _ => None,
+            };
             shape.closed = schema.get("additionalProperties") == Some(&Value::Bool(false))
                 && schema.get("patternProperties").is_none();
             shape.float32 = schema.get("format").and_then(Value::as_str) == Some("float");
@@ -1065,6 +1120,7 @@ impl<'r> Builder<'r> {
         if !items.is_empty() {
             children.items = Some(self.intern(items));
         }
+        let mut unsure_objects = false;
         if self.guard {
             let node = &mut self.nodes[id as usize];
             node.assert = assertions(&shapes);
@@ -1084,6 +1140,38 @@ impl<'r> Builder<'r> {
                     .collect();
                 known.sort();
                 known.dedup();
+                if objects.len() > 1 {
+                    // A union of closed objects: the names a member may
+                    // have are one object's, not the union's. Each name
+                    // narrows the objects an object here may be, by the
+                    // bits of those that declare it.
+                    let masks: Vec<u64> = known
+                        .iter()
+                        .map(|name| {
+                            objects.iter().enumerate().fold(0, |mask, (i, s)| {
+                                let declares = s.properties.iter().any(|(k, _)| **k == **name);
+                                mask | u64::from(declares && i < 64) << (i % 64)
+                            })
+                        })
+                        .collect();
+                    let shared: Vec<usize> = (0..masks.len())
+                        .filter(|&i| masks[i].count_ones() > 1)
+                        .collect();
+                    let tag = match shared.as_slice() {
+                        [index] => Self::tag(self.raws, &objects, &known[*index], *index),
+                        _ => None,
+                    };
+                    if objects.len() > 64 || (!shared.is_empty() && tag.is_none()) {
+                        // A name two objects share may hold what only one
+                        // of them admits, which the plan does not tell
+                        // apart (unless it is their tag): objects here are
+                        // left to `jsonschema`.
+                        unsure_objects = true;
+                    } else {
+                        node.branches = Some(masks.into_boxed_slice());
+                        node.tag = tag.map(Box::new);
+                    }
+                }
                 node.known = Some(known.into_boxed_slice());
             }
         }
@@ -1091,10 +1179,41 @@ impl<'r> Builder<'r> {
         self.nodes[id as usize].text = text;
         self.nodes[id as usize].keys = self.guard && types & ty::OBJECT != 0;
         if self.guard {
-            self.nodes[id as usize].refuses = !types & (ty::ARRAY | ty::OBJECT);
+            let mut refuses = !types & (ty::ARRAY | ty::OBJECT);
+            if unsure_objects {
+                refuses |= ty::OBJECT;
+            }
+            self.nodes[id as usize].refuses = refuses;
         }
         self.accepts[id as usize] = types;
         self.children[id as usize] = children;
+    }
+
+    /// The tag of a union of closed `objects` whose only shared name is
+    /// `name` (at `index` of their known names): every object declares it
+    /// with a string of its own, no two alike nor hashing alike.
+    fn tag(raws: &[Raw], objects: &[&&Shape], name: &str, index: usize) -> Option<Tag> {
+        let mut values: Vec<(u64, Box<str>, u64)> = Vec::new();
+        for (i, object) in objects.iter().enumerate() {
+            let (_, id) = object.properties.iter().find(|(k, _)| k == name)?;
+            let shapes: Vec<usize> = shapes_of(raws, *id).into_iter().collect();
+            let [only] = shapes[..] else {
+                return None;
+            };
+            let Raw::Shape(shape) = &raws[only] else {
+                return None;
+            };
+            let value = shape.constant.as_deref()?;
+            let hash = hash_scalar(Scalar::Str(value));
+            if values.iter().any(|(h, v, _)| *h == hash || **v == *value) {
+                return None;
+            }
+            values.push((hash, value.into(), 1u64 << i));
+        }
+        Some(Tag {
+            index,
+            values: values.into_boxed_slice(),
+        })
     }
 
     fn prune(mut self, root: NodeId) -> Plan {
@@ -1275,6 +1394,70 @@ mod tests {
             "additionalProperties": false
         });
         assert_eq!(typed(refs), Some(2));
+    }
+
+    /// The node of member `m` in a binding plan of `{m: union}`.
+    fn union_node(union: serde_json::Value) -> (Plan, super::NodeId) {
+        let plan = Plan::binding(
+            &json!({
+                "type": "object",
+                "properties": {"m": union},
+                "additionalProperties": false
+            }),
+            true,
+        );
+        let root = plan.root().expect("a root");
+        let id = root.property("m").expect("m is kept").id;
+        (plan, id)
+    }
+
+    #[test]
+    fn a_union_of_closed_objects_narrows_by_name_and_by_tag() {
+        let closed = |tag: &str, field: &str| {
+            json!({
+                "type": "object",
+                "properties": {"kind": {"type": "string", "const": tag}, field: {"type": "string"}},
+                "required": ["kind"],
+                "additionalProperties": false
+            })
+        };
+        // Internally tagged: `kind` is shared, with a value of its own in
+        // each object.
+        let (plan, id) = union_node(json!({"oneOf": [closed("a", "x"), closed("b", "y")]}));
+        let node = plan.node(id);
+        assert_eq!(node.refuses & crate::schema::types::OBJECT, 0);
+        let tag = node.tag.as_ref().expect("a tag");
+        let known = node.known.as_ref().expect("closed");
+        assert_eq!(&*known[tag.index], "kind");
+        assert_eq!(
+            (tag.object_of("a"), tag.object_of("b"), tag.object_of("c")),
+            (1, 2, 0)
+        );
+        let masks = node.branches.as_ref().expect("branches");
+        let bits: Vec<(&str, u64)> = known
+            .iter()
+            .map(|k| &**k)
+            .zip(masks.iter().copied())
+            .collect();
+        assert_eq!(bits, [("kind", 3), ("x", 1), ("y", 2)]);
+        // Externally tagged: no name shared.
+        let one = |name: &str| {
+            json!({"type": "object", "properties": {name: {"type": "string"}},
+                   "required": [name], "additionalProperties": false})
+        };
+        let (plan, id) = union_node(json!({"oneOf": [one("A"), one("B"), {"const": "C"}]}));
+        let node = plan.node(id);
+        assert!(node.tag.is_none());
+        assert_eq!(node.branches.as_deref(), Some(&[1, 2][..]));
+        // A shared name that is no tag (the same value may be either
+        // object's): objects here are left to `jsonschema`.
+        let (plan, id) = union_node(json!({"anyOf": [closed("a", "x"), closed("a", "y")]}));
+        assert_ne!(plan.node(id).refuses & crate::schema::types::OBJECT, 0);
+        let (plan, id) = union_node(json!({"anyOf": [one("x"), {
+            "type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "string"}},
+            "additionalProperties": false
+        }]}));
+        assert_ne!(plan.node(id).refuses & crate::schema::types::OBJECT, 0);
     }
 
     #[test]

@@ -439,9 +439,13 @@ impl ToolSpec {
             // arguments) and refuses whatever the plan would refuse in a
             // call it accepts: read the call as plain serde would, first.
             // A call it refuses goes to the adapter, so it binds (or is
-            // repaired, or refused) exactly as it would have.
-            if let Ok(bound) = A::deserialize(args) {
-                return Ok(Bound::new(bound, Vec::new()));
+            // repaired, or refused) exactly as it would have. Plain serde
+            // also reads the arguments from an array of their values, which
+            // the published schema refuses: only an object is read plainly.
+            if args.is_object() {
+                if let Ok(bound) = A::deserialize(args) {
+                    return Ok(Bound::new(bound, Vec::new()));
+                }
             }
             return self.bind_unvouched(args, policy, binder);
         }

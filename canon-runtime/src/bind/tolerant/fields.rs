@@ -27,6 +27,11 @@ pub trait BindArgs: de::DeserializeOwned + 'static {
 /// through the plan. A type parameter rather than a value, so that plain
 /// deserialization compiles to exactly what the derive's would.
 pub trait FieldSource {
+    /// True when the fields may also come as an array of their values in
+    /// field order, as serde's derive reads a struct; false when binding a
+    /// call, whose published schema says object.
+    const POSITIONAL: bool = true;
+
     /// Deserializes the value of field `index` from `map`; `pointer` is the
     /// field's RFC 6901 pointer (`/name`, escaped), known at compile time.
     ///
@@ -75,6 +80,8 @@ pub(super) struct Routes<'a> {
 }
 
 impl FieldSource for Fields<'_> {
+    const POSITIONAL: bool = false;
+
     #[inline(always)]
     fn value<'de, T, A>(
         &self,

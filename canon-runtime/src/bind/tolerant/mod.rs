@@ -894,6 +894,11 @@ struct Slot<'a, 'de> {
     /// name in `given`, without hashing it.
     exact: bool,
     given: u64,
+    /// Of a union of closed objects ([`Node::branches`]), the ones every
+    /// name so far belongs to.
+    branches: u64,
+    /// The value after the key is the union's tag.
+    tag: bool,
 }
 
 /// A key kept for a pointer: borrowed from the input when the input lends
@@ -925,6 +930,8 @@ impl<'a, 'de> Slot<'a, 'de> {
             closed: false,
             exact: false,
             given: 0,
+            branches: u64::MAX,
+            tag: false,
         }
     }
 
@@ -966,6 +973,15 @@ impl<'a, 'de> Slot<'a, 'de> {
                     return Err(refused());
                 }
             }
+        }
+        if let (Some(masks), Some(index)) = (&node.branches, name.and_then(Name::known)) {
+            // One of several closed objects: this name narrows which, and
+            // the value of their tag does.
+            self.branches &= masks[index];
+            if self.branches == 0 {
+                return Err(refused());
+            }
+            self.tag = node.tag.as_ref().is_some_and(|tag| tag.index == index);
         }
         Ok(matches!(self.member, Member::Additional(_, true)))
     }
@@ -1071,6 +1087,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, 'de, A> {
 
     #[inline(always)]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        if self.slot.tag {
+            return self.next_tag_seed(seed);
+        }
         match self.slot.target(self.path) {
             None => self.map.next_value_seed(seed),
             Some((path, id)) => self.map.next_value_seed(Seed {
@@ -1088,6 +1107,37 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, 'de, A> {
 }
 
 impl<'de, A: MapAccess<'de>> Map<'_, 'de, A> {
+    /// The value of a tagged union's tag: the objects this one may be
+    /// narrow to the one it names.
+    #[inline(never)]
+    fn next_tag_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.slot.tag = false;
+        let hash = Cell::new(None);
+        let value = match self.slot.target(self.path) {
+            None => self.map.next_value_seed(Hashing { seed, hash: &hash })?,
+            Some((path, id)) => self.map.next_value_seed(Hashing {
+                seed: Seed {
+                    seed,
+                    node: self.ctx.plan.node(id),
+                    ctx: self.ctx,
+                    path: &path,
+                },
+                hash: &hash,
+            })?,
+        };
+        // The tag's own schema admitted the value (one of the tag's values,
+        // whose hashes differ), so its hash names its object.
+        let object = match (&self.node.tag, hash.get()) {
+            (Some(tag), Some(hash)) => tag.object_of_hash(hash),
+            _ => 0,
+        };
+        self.slot.branches &= object;
+        if self.slot.branches == 0 {
+            return Err(refused());
+        }
+        Ok(value)
+    }
+
     /// The next key, read through the plan: its member noted, its hash
     /// checked.
     #[inline(always)]

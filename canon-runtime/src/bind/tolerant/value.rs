@@ -154,8 +154,20 @@ impl Look<'_> {
         if assert.is_some_and(|a| !a.members(members.len() as u64, true)) {
             return false;
         }
+        let mut branches = u64::MAX;
         members.iter().all(|(key, value)| {
             let name = node.names.find(key);
+            if let (Some(masks), Some(index)) = (&node.branches, name.and_then(Name::known)) {
+                // One of several closed objects: this name narrows which,
+                // and the value of their tag does.
+                branches &= masks[index];
+                if let Some(tag) = node.tag.as_ref().filter(|tag| tag.index == index) {
+                    branches &= value.as_str().map_or(0, |value| tag.object_of(value));
+                }
+                if branches == 0 {
+                    return false;
+                }
+            }
             let id = match name.and_then(Name::node) {
                 Some(id) => id,
                 None => match node.additional {

@@ -10,7 +10,10 @@
 //!    with a violation at its JSON Pointer, even when the dialect had to
 //!    drop that keyword;
 //! 3. a call valid against the tool's own schema binds to exactly what
-//!    strict serde gives for it.
+//!    strict serde gives for it;
+//! 4. a valid call with any one position replaced by anything binds only
+//!    where the own schema holds (once the reported repairs are made), and
+//!    as strict serde binds it where the schema accepts it as sent.
 //!
 //! Calls are generated from the schemas themselves (`contract/generate.rs`,
 //! every instance checked with `jsonschema` against the schema it came
@@ -492,6 +495,206 @@ fn calls_valid_against_the_own_schema_bind_as_strict_serde() {
         }
     }
     report.finish("3. calls valid against the own schema bind as strict serde");
+}
+
+/// Every position of `value` as a JSON Pointer, the root first.
+fn positions(value: &Value, at: &str, out: &mut Vec<String>) {
+    out.push(at.to_owned());
+    match value {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                positions(item, &format!("{at}/{i}"), out);
+            }
+        }
+        Value::Object(members) => {
+            for (key, member) in members {
+                positions(member, &format!("{at}/{}", schema::escape(key)), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Small JSON values of every type, nested up to two levels.
+fn small_json() -> BoxedStrategy<Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        (-3i64..300).prop_map(Value::from),
+        Just(json!(1.5)),
+        Just(json!(2.0)),
+        "[a-z]{0,3}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(2, 8, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z]{1,3}", inner, 0..3)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+    .boxed()
+}
+
+/// `call` with the value at `at` replaced by `value`.
+fn replaced(call: &Value, at: &str, value: Value) -> Option<Value> {
+    let mut out = call.clone();
+    *out.pointer_mut(at)? = value;
+    Some(out)
+}
+
+/// `call` without the object member at `at`; `None` when `at` is not one.
+fn without(call: &Value, at: &str) -> Option<Value> {
+    let (parent, key) = at.rsplit_once('/')?;
+    let key = key.replace("~1", "/").replace("~0", "~");
+    let mut out = call.clone();
+    out.pointer_mut(parent)?.as_object_mut()?.remove(&key)?;
+    Some(out)
+}
+
+/// `call` with the repairs canon reported made: `None` when one is not a
+/// string wrapped into an array (the rules this property checks).
+fn repaired(call: &Value, repairs: &[canon::Repair]) -> Option<Value> {
+    let mut out = call.clone();
+    for repair in repairs {
+        if repair.rule != canon::RepairRule::ScalarToArray {
+            return None;
+        }
+        let at = out.pointer_mut(&repair.pointer)?;
+        *at = Value::Array(vec![at.take()]);
+    }
+    Some(out)
+}
+
+/// Property 4: a valid call with one position replaced by anything (a
+/// small value of any type, a value from elsewhere in a valid call, or
+/// the other forms serde takes for that value) is bound only when the own
+/// schema accepts it once the reported repairs are made; and when the own
+/// schema accepts it as sent, it binds as strict serde does.
+#[test]
+fn calls_with_any_position_replaced_bind_only_where_the_own_schema_holds() {
+    let runtime = runtime().expect("a current-thread tokio runtime");
+    let mut report = Report::default();
+    for subject in subjects() {
+        for (which, toolbox) in toolboxes(&subject) {
+            let run = format!("{} ({which} toolbox)", subject.name);
+            let Some(own) = own_schema(&toolbox, subject.name) else {
+                report.failures.push(format!("{run}: not in its toolbox"));
+                continue;
+            };
+            let (Ok(instances), Ok(own_validator)) =
+                (generate::instances(&own), strict_validator(&own))
+            else {
+                report
+                    .failures
+                    .push(format!("{run}: its schema does not compile"));
+                continue;
+            };
+            // The exported toolbox also takes what its exports publish (a
+            // `null` for a defaulted member, where a strict export made
+            // every member required).
+            let exports: Vec<jsonschema::Validator> = match which {
+                "exported" => Dialect::ALL
+                    .iter()
+                    .filter_map(|&d| parameters(d, &toolbox.export(d).ok()?))
+                    .filter_map(|schema| strict_validator(&schema).ok())
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let published = |call: &Value, at: &str| {
+                own_validator.is_valid(call)
+                    || exports.iter().any(|v| v.is_valid(call))
+                    // A `null` for an optional member, which a strict
+                    // export made required and nullable, is the member
+                    // left out (docs/contract.md).
+                    || (!exports.is_empty()
+                        && call.pointer(at).is_some_and(Value::is_null)
+                        && without(call, at).is_some_and(|c| own_validator.is_valid(&c)))
+            };
+            let (bound, refused) = (Cell::new(0u32), Cell::new(0u32));
+            let mut runner = TestRunner::new(config(OWN_CASES, &format!("4 {run}")));
+            let strategy = (
+                instances.clone(),
+                instances.clone(),
+                any::<Index>(),
+                any::<Index>(),
+                0..3u8,
+                small_json(),
+            );
+            let result = runner.run(&strategy, |(call, other, at, from, how, small)| {
+                let mut at_all = Vec::new();
+                positions(&call, "", &mut at_all);
+                let at = at.get(&at_all).clone();
+                let old = call.pointer(&at).cloned().unwrap_or(Value::Null);
+                let value = match how {
+                    0 => small,
+                    1 => {
+                        let mut elsewhere = Vec::new();
+                        positions(&other, "", &mut elsewhere);
+                        other
+                            .pointer(from.get(&elsewhere).as_str())
+                            .cloned()
+                            .unwrap_or(small)
+                    }
+                    _ => match old {
+                        Value::Object(members) => Value::Array(members.into_values().collect()),
+                        Value::String(s) => json!({ s: null }),
+                        _ => small,
+                    },
+                };
+                let Some(mutated) = replaced(&call, &at, value) else {
+                    return Err(TestCaseError::reject("no such position"));
+                };
+                let valid = own_validator.is_valid(&mutated);
+                let seen = as_serde_sees(&own, &mutated);
+                for (form, arguments) in forms(&mutated) {
+                    let outcome = invoke(&runtime, &toolbox, subject.name, arguments);
+                    let verdict = match &outcome {
+                        ToolOutcome::Ran { repairs, .. } => match repaired(&mutated, repairs) {
+                            Some(fixed) if !published(&fixed, &at) => Err(format!(
+                                "bound, but every schema published refuses the call \
+                                 repaired as reported ({fixed}): {}",
+                                describe(&outcome)
+                            )),
+                            _ if valid && (subject.serde)(&seen).is_ok() => {
+                                ran_as_serde(&subject, &outcome, &seen)
+                            }
+                            _ => Ok(()),
+                        },
+                        ToolOutcome::Rejected(_) if valid && (subject.serde)(&seen).is_ok() => {
+                            Err(format!(
+                                "the own schema and strict serde accept it, but canon {}",
+                                describe(&outcome)
+                            ))
+                        }
+                        _ => Ok(()),
+                    };
+                    verdict.map_err(|why| {
+                        TestCaseError::fail(format!("[{form}] {at:?} in {mutated}: {why}"))
+                    })?;
+                    if matches!(outcome, ToolOutcome::Ran { .. }) {
+                        bound.set(bound.get() + 1);
+                    } else {
+                        refused.set(refused.get() + 1);
+                    }
+                }
+                Ok(())
+            });
+            let counts = format!(
+                "{} bound where the schema holds, {} refused",
+                bound.get(),
+                refused.get()
+            );
+            report.outcome(&run, counts, result, |(call, _, at, _, how, small)| {
+                let mut at_all = Vec::new();
+                positions(call, "", &mut at_all);
+                format!(
+                    "{call}, at {:?}, form {how}, small {small}",
+                    at.get(&at_all)
+                )
+            });
+        }
+    }
+    report.finish("4. calls with any position replaced bind only where the own schema holds");
 }
 
 /// Every schema the properties generate from: each tool's own, and each

@@ -189,6 +189,28 @@ fn refused_under(outcome: &ToolOutcome, locations: &[String]) -> Result<(), Stri
     }
 }
 
+/// The tool's own schema in `toolbox`, calls generated from it, and its
+/// strict validator; `None`, with the failure reported for `run`, when the
+/// tool is missing or its schema does not compile.
+fn own_parts(
+    report: &mut Report,
+    toolbox: &Toolbox,
+    name: &str,
+    run: &str,
+) -> Option<(Value, BoxedStrategy<Value>, jsonschema::Validator)> {
+    let Some(own) = own_schema(toolbox, name) else {
+        report.failures.push(format!("{run}: not in its toolbox"));
+        return None;
+    };
+    let (Ok(instances), Ok(validator)) = (generate::instances(&own), strict_validator(&own)) else {
+        report
+            .failures
+            .push(format!("{run}: its schema does not compile"));
+        return None;
+    };
+    Some((own, instances, validator))
+}
+
 /// Counts and failures of one property over every tool × dialect.
 #[derive(Default)]
 struct Report {
@@ -358,18 +380,9 @@ fn calls_breaking_the_own_schema_are_refused_at_the_broken_position() {
     for subject in subjects() {
         for (which, toolbox) in toolboxes(&subject) {
             let tool_run = format!("{} ({which} toolbox)", subject.name);
-            let Some(own) = own_schema(&toolbox, subject.name) else {
-                report
-                    .failures
-                    .push(format!("{tool_run}: not in its toolbox"));
-                continue;
-            };
-            let (Ok(instances), Ok(own_validator)) =
-                (generate::instances(&own), strict_validator(&own))
+            let Some((own, instances, own_validator)) =
+                own_parts(&mut report, &toolbox, subject.name, &tool_run)
             else {
-                report
-                    .failures
-                    .push(format!("{tool_run}: its schema does not compile"));
                 continue;
             };
             // The keywords the tool's calls can break.
@@ -450,14 +463,8 @@ fn calls_valid_against_the_own_schema_bind_as_strict_serde() {
     for subject in subjects() {
         for (which, toolbox) in toolboxes(&subject) {
             let run = format!("{} ({which} toolbox)", subject.name);
-            let Some(own) = own_schema(&toolbox, subject.name) else {
-                report.failures.push(format!("{run}: not in its toolbox"));
-                continue;
-            };
-            let Ok(instances) = generate::instances(&own) else {
-                report
-                    .failures
-                    .push(format!("{run}: its schema does not compile"));
+            let Some((own, instances, _)) = own_parts(&mut report, &toolbox, subject.name, &run)
+            else {
                 continue;
             };
             let (ran, refused) = (Cell::new(0u32), Cell::new(0u32));
@@ -577,16 +584,9 @@ fn calls_with_any_position_replaced_bind_only_where_the_own_schema_holds() {
     for subject in subjects() {
         for (which, toolbox) in toolboxes(&subject) {
             let run = format!("{} ({which} toolbox)", subject.name);
-            let Some(own) = own_schema(&toolbox, subject.name) else {
-                report.failures.push(format!("{run}: not in its toolbox"));
-                continue;
-            };
-            let (Ok(instances), Ok(own_validator)) =
-                (generate::instances(&own), strict_validator(&own))
+            let Some((own, instances, own_validator)) =
+                own_parts(&mut report, &toolbox, subject.name, &run)
             else {
-                report
-                    .failures
-                    .push(format!("{run}: its schema does not compile"));
                 continue;
             };
             // The exported toolbox also takes what its exports publish (a
@@ -644,8 +644,9 @@ fn calls_with_any_position_replaced_bind_only_where_the_own_schema_holds() {
                 let Some(mutated) = replaced(&call, &at, value) else {
                     return Err(TestCaseError::reject("no such position"));
                 };
-                let valid = own_validator.is_valid(&mutated);
+                // The own schema and strict serde both accept it as sent.
                 let seen = as_serde_sees(&own, &mutated);
+                let valid = own_validator.is_valid(&mutated) && (subject.serde)(&seen).is_ok();
                 for (form, arguments) in forms(&mutated) {
                     let outcome = invoke(&runtime, &toolbox, subject.name, arguments);
                     let verdict = match &outcome {
@@ -655,17 +656,13 @@ fn calls_with_any_position_replaced_bind_only_where_the_own_schema_holds() {
                                  repaired as reported ({fixed}): {}",
                                 describe(&outcome)
                             )),
-                            _ if valid && (subject.serde)(&seen).is_ok() => {
-                                ran_as_serde(&subject, &outcome, &seen)
-                            }
+                            _ if valid => ran_as_serde(&subject, &outcome, &seen),
                             _ => Ok(()),
                         },
-                        ToolOutcome::Rejected(_) if valid && (subject.serde)(&seen).is_ok() => {
-                            Err(format!(
-                                "the own schema and strict serde accept it, but canon {}",
-                                describe(&outcome)
-                            ))
-                        }
+                        ToolOutcome::Rejected(_) if valid => Err(format!(
+                            "the own schema and strict serde accept it, but canon {}",
+                            describe(&outcome)
+                        )),
                         _ => Ok(()),
                     };
                     verdict.map_err(|why| {

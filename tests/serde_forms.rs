@@ -252,3 +252,19 @@ fn a_member_of_another_variant_is_refused() {
     ));
     assert_eq!(error.pointers(), ["/action"]);
 }
+
+#[test]
+fn a_repair_inside_a_variant_keeps_its_pointer() {
+    let call = with("/action", json!({"Label": {"names": "triaged"}}));
+    let pointers = |repairs: &[canon::Repair]| -> Vec<String> {
+        repairs.iter().map(|r| r.pointer.to_string()).collect()
+    };
+    let Ok(from_value) = Query.bind(&call) else {
+        panic!("refused from a Value: {call}");
+    };
+    let Ok(from_text) = Query.bind_str(&call.to_string()) else {
+        panic!("refused from text: {call}");
+    };
+    assert_eq!(pointers(&from_value.repairs), ["/action/Label/names"]);
+    assert_eq!(pointers(&from_text.repairs), ["/action/Label/names"]);
+}

@@ -90,6 +90,18 @@ fn tag(path: String, labels: Vec<String>, limit: u32) -> usize {
     path.len() + labels.len() + limit as usize
 }
 
+/// Who may see the result (serde reads any other name as `Other`, which
+/// the schema lists by its own name only).
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Audience {
+    /// The team.
+    Team,
+    /// Anyone else.
+    #[serde(other)]
+    Other,
+}
+
 /// Query issues.
 #[tool]
 fn query(
@@ -98,8 +110,9 @@ fn query(
     action: Option<Action>,
     sink: Option<Sink>,
     order: Option<Order>,
+    audience: Option<Audience>,
 ) -> usize {
-    let _ = (action, sink, order);
+    let _ = (action, sink, order, audience);
     filters.len() + page.size as usize
 }
 
@@ -128,6 +141,7 @@ fn with(at: &str, value: Value) -> Value {
         "action": {"Label": {"names": ["triaged"]}},
         "sink": {"kind": "File", "path": "out.json"},
         "order": "asc",
+        "audience": "team",
     });
     *call.pointer_mut(at).expect("a position of the call") = value;
     call
@@ -147,6 +161,7 @@ fn every_form_the_schema_publishes_binds() {
         with("/action", Value::Null),
         with("/sink", Value::Null),
         with("/order", json!("desc")),
+        with("/audience", json!("other")),
         with("/action", json!({"Rename": {"to": "x"}})),
         with(
             "/sink",
@@ -223,6 +238,9 @@ fn an_internally_tagged_enum_sent_as_an_array_is_refused_there() {
 
 #[test]
 fn a_name_serde_reads_but_the_schema_does_not_list_is_refused() {
+    // `#[serde(other)]` would read it as `Other`.
+    let error = refused(with("/audience", json!("everyone")));
+    assert_eq!(error.pointers(), ["/audience"]);
     let error = refused(with("/order", json!("ascending")));
     assert_eq!(error.pointers(), ["/order"]);
     assert_eq!(

@@ -1140,7 +1140,11 @@ impl<'r> Builder<'r> {
                     .collect();
                 known.sort();
                 known.dedup();
-                if objects.len() > 1 {
+                if objects.len() > 64 {
+                    // More objects than bits: objects here are left to
+                    // `jsonschema`.
+                    unsure_objects = true;
+                } else if objects.len() > 1 {
                     // A union of closed objects: the names a member may
                     // have are one object's, not the union's. Each name
                     // narrows the objects an object here may be, by the
@@ -1150,7 +1154,7 @@ impl<'r> Builder<'r> {
                         .map(|name| {
                             objects.iter().enumerate().fold(0, |mask, (i, s)| {
                                 let declares = s.properties.iter().any(|(k, _)| **k == **name);
-                                mask | u64::from(declares && i < 64) << (i % 64)
+                                mask | u64::from(declares) << i
                             })
                         })
                         .collect();
@@ -1161,7 +1165,7 @@ impl<'r> Builder<'r> {
                         [index] => Self::tag(self.raws, &objects, &known[*index], *index),
                         _ => None,
                     };
-                    if objects.len() > 64 || (!shared.is_empty() && tag.is_none()) {
+                    if !shared.is_empty() && tag.is_none() {
                         // A name two objects share may hold what only one
                         // of them admits, which the plan does not tell
                         // apart (unless it is their tag): objects here are

@@ -172,6 +172,92 @@ fn multiple_of(x: f64, m: f64) -> bool {
     m.fract() == 0.0 && m > 0.0 && x.fract() == 0.0 && x.abs() <= EXACT && x % m == 0.0
 }
 
+/// Two words that together hold every byte of a key of at most sixteen
+/// bytes (its length told apart by the caller), and the first and last
+/// eight of a longer one.
+#[inline(always)]
+pub(crate) fn words(key: &[u8]) -> (u64, u64) {
+    let n = key.len();
+    let word = |at: usize| {
+        let mut w = [0; 8];
+        w.copy_from_slice(&key[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let half = |at: usize| {
+        let mut w = [0; 4];
+        w.copy_from_slice(&key[at..at + 4]);
+        u64::from(u32::from_le_bytes(w))
+    };
+    if n >= 8 {
+        (word(0), word(n - 8))
+    } else if n >= 4 {
+        (half(0), half(n - 4))
+    } else if n > 0 {
+        let small = u64::from(key[0]) << 16 | u64::from(key[n / 2]) << 8 | u64::from(key[n - 1]);
+        (small, 0)
+    } else {
+        (0, 0)
+    }
+}
+
+/// Whether `name` and `key`, of one length and with the same
+/// [`words`], are the same: up to 32 bytes by two more words each, without
+/// a call to compare strings.
+#[inline(always)]
+pub(crate) fn same_rest(name: &str, key: &str) -> bool {
+    let (a, b) = (name.as_bytes(), key.as_bytes());
+    let n = a.len();
+    if n <= 16 {
+        return true;
+    }
+    if n > 32 {
+        return a == b;
+    }
+    // With the first and last eight, these cover every byte.
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    word(a, 8) == word(b, 8) && word(a, n - 16) == word(b, n - 16)
+}
+
+/// The strings an `enum` or `const` lists, each told by its length and
+/// two words (see [`words`]) before any byte is compared: an `enum` of a
+/// few names is checked without a call to compare strings.
+#[derive(Clone, Debug, Default)]
+struct Strings {
+    /// Each string, after its length and words.
+    texts: Box<[(usize, Words, Box<str>)]>,
+}
+
+/// A key's [`words`].
+type Words = (u64, u64);
+
+impl Strings {
+    fn new(values: &[Value]) -> Strings {
+        Strings {
+            texts: values
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|t| (t.len(), words(t.as_bytes()), t.into()))
+                .collect(),
+        }
+    }
+
+    /// Whether `s` is one of the strings.
+    #[inline(always)]
+    fn contains(&self, s: &str) -> bool {
+        let (len, words) = (s.len(), words(s.as_bytes()));
+        for (n, w, text) in &*self.texts {
+            if *n == len && *w == words && same_rest(text, s) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
 /// One schema object's assertions.
 #[derive(Debug, Default)]
 pub(crate) struct Rules {
@@ -193,6 +279,8 @@ pub(crate) struct Rules {
     max_properties: Option<u64>,
     /// `enum`, or `const` as a one-value list.
     values: Option<Vec<Value>>,
+    /// The strings among `values`, to tell a string by.
+    strings: Strings,
     /// `not: {"const": ..}` and `not: {"enum": [..]}`.
     excluded: Vec<Value>,
     /// A keyword not checked here: no value is vouched for.
@@ -270,6 +358,7 @@ impl Rules {
             }
             (None, None) => None,
         };
+        rules.strings = Strings::new(rules.values.as_deref().unwrap_or_default());
         match schema.get("not") {
             None => {}
             Some(Value::Object(not)) if not.len() == 1 && not.contains_key("const") => {
@@ -374,7 +463,11 @@ impl Rules {
 
     #[inline]
     fn string(&self, s: &str) -> bool {
-        if self.unsure || (self.listing && !self.listed(|v| v.as_str() == Some(s))) {
+        let listed = || {
+            (self.values.is_none() || self.strings.contains(s))
+                && !self.excluded.iter().any(|v| v.as_str() == Some(s))
+        };
+        if self.unsure || (self.listing && !listed()) {
             return false;
         }
         // A string of `b` bytes has from `b / 4` to `b` characters: most
@@ -495,6 +588,9 @@ pub(crate) struct Assert {
     /// When one schema object asserts anything of arrays, and only their
     /// length: the least and most items.
     counts: Option<(u64, u64)>,
+    /// When one schema object asserts anything of strings, and only that
+    /// they are among the strings of its `enum` or `const`: those strings.
+    names: Option<Strings>,
 }
 
 impl Assert {
@@ -514,11 +610,27 @@ impl Assert {
             }
             _ => None,
         };
+        let mut asserting = alternatives.iter().filter(|r| r.types & ty::STRING != 0);
+        let names = match (asserting.next(), asserting.next()) {
+            (Some(r), None)
+                if free & ty::STRING == 0
+                    && !r.unsure
+                    && r.values.is_some()
+                    && r.excluded.is_empty()
+                    && r.min_length.is_none()
+                    && r.max_length.is_none()
+                    && r.string.is_none() =>
+            {
+                Some(r.strings.clone())
+            }
+            _ => None,
+        };
         Assert {
             free,
             alternatives,
             bounds,
             counts,
+            names,
         }
     }
 
@@ -561,7 +673,10 @@ impl Assert {
 
     #[inline]
     pub(crate) fn string(&self, s: &str) -> bool {
-        self.any(ty::STRING, |r| r.string(s))
+        match &self.names {
+            Some(names) => names.contains(s),
+            None => self.any(ty::STRING, |r| r.string(s)),
+        }
     }
 
     #[inline]

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use crate::bind::policy::Policy;
 use crate::repair::RepairRule;
-use crate::schema::constraint::{hash_scalar, Assert, Rules, Scalar};
+use crate::schema::constraint::{hash_scalar, same_rest, words, Assert, Rules, Scalar};
 use crate::schema::types as ty;
 
 /// Index of a node in a [`Plan`].
@@ -211,56 +211,6 @@ impl Name {
     }
 }
 
-/// Two words that together hold every byte of a key of at most sixteen
-/// bytes (its length told apart by the caller), and the first and last
-/// eight of a longer one.
-#[inline(always)]
-fn words(key: &[u8]) -> (u64, u64) {
-    let n = key.len();
-    let word = |at: usize| {
-        let mut w = [0; 8];
-        w.copy_from_slice(&key[at..at + 8]);
-        u64::from_le_bytes(w)
-    };
-    let half = |at: usize| {
-        let mut w = [0; 4];
-        w.copy_from_slice(&key[at..at + 4]);
-        u64::from(u32::from_le_bytes(w))
-    };
-    if n >= 8 {
-        (word(0), word(n - 8))
-    } else if n >= 4 {
-        (half(0), half(n - 4))
-    } else if n > 0 {
-        let small = u64::from(key[0]) << 16 | u64::from(key[n / 2]) << 8 | u64::from(key[n - 1]);
-        (small, 0)
-    } else {
-        (0, 0)
-    }
-}
-
-/// Whether `name` and `key`, of one length and with the same
-/// [`words`], are the same: up to 32 bytes by two more words each, without
-/// a call to compare strings.
-#[inline(always)]
-fn same_rest(name: &str, key: &str) -> bool {
-    let (a, b) = (name.as_bytes(), key.as_bytes());
-    let n = a.len();
-    if n <= 16 {
-        return true;
-    }
-    if n > 32 {
-        return a == b;
-    }
-    // With the first and last eight, these cover every byte.
-    let word = |s: &[u8], at: usize| {
-        let mut w = [0; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_le_bytes(w)
-    };
-    word(a, 8) == word(b, 8) && word(a, n - 16) == word(b, n - 16)
-}
-
 #[inline(always)]
 fn slot(words: (u64, u64), len: usize, shift: u32) -> usize {
     let mixed = words.0 ^ words.1.rotate_left(29) ^ (len as u64).rotate_left(53);
@@ -269,8 +219,25 @@ fn slot(words: (u64, u64), len: usize, shift: u32) -> usize {
 
 impl Names {
     /// The table of the names of `properties` and `known`.
-    fn new(properties: &[Property], known: Option<&[Box<str>]>) -> Names {
+    ///
+    /// The names are kept in `declared` order (the order the schema lists
+    /// them, which is the order models mostly send them in), so that
+    /// [`Names::find_next`] mostly finds a key where the last one ended.
+    fn new(properties: &[Property], known: Option<&[Box<str>]>, declared: &[&str]) -> Names {
         let mut names: Vec<Name> = Vec::new();
+        for name in declared {
+            let listed = properties.iter().any(|p| *p.name == **name)
+                || known.is_some_and(|known| known.iter().any(|k| **k == **name));
+            if listed && !names.iter().any(|n| *n.name == **name) {
+                names.push(Name {
+                    name: (*name).into(),
+                    words: words(name.as_bytes()),
+                    known: NONE,
+                    property: NONE,
+                    id: NONE,
+                });
+            }
+        }
         let mut add = |name: &str, known: u32, property: u32, id: NodeId| match names
             .iter_mut()
             .find(|n| *n.name == *name)
@@ -332,7 +299,36 @@ impl Names {
             return None;
         }
         let bytes = key.as_bytes();
+        self.probe(key, words(bytes)).map(|i| &self.names[i])
+    }
+
+    /// [`Names::find`] for the keys of one object in turn: `next` is where
+    /// the last key found lies in the declared order, plus one (0 before
+    /// the first). A key given in that order is compared with that one
+    /// name only.
+    #[inline(always)]
+    pub(crate) fn find_next(&self, key: &str, next: &mut usize) -> Option<&Name> {
+        let bytes = key.as_bytes();
         let words = words(bytes);
+        if let Some(name) = self.names.get(*next) {
+            if name.words == words && name.name.len() == bytes.len() && same_rest(&name.name, key) {
+                *next += 1;
+                return Some(name);
+            }
+        }
+        if self.table.is_empty() {
+            return None;
+        }
+        let index = self.probe(key, words)?;
+        *next = index + 1;
+        Some(&self.names[index])
+    }
+
+    /// The index of `key`, whose [`words`] are `words`, in a table that is
+    /// not empty.
+    #[inline(always)]
+    fn probe(&self, key: &str, words: (u64, u64)) -> Option<usize> {
+        let bytes = key.as_bytes();
         let mask = self.table.len() - 1;
         let mut at = slot(words, bytes.len(), self.shift);
         loop {
@@ -342,7 +338,7 @@ impl Names {
             }
             let name = &self.names[index - 1];
             if name.words == words && name.name.len() == bytes.len() && same_rest(&name.name, key) {
-                return Some(name);
+                return Some(index - 1);
             }
             at = (at + 1) & mask;
         }
@@ -1249,6 +1245,11 @@ impl<'r> Builder<'r> {
             .iter_mut()
             .zip(std::mem::take(&mut self.children))
         {
+            let declared: Vec<Box<str>> = children
+                .properties
+                .iter()
+                .map(|(name, _, _)| name.clone())
+                .collect();
             node.properties = children
                 .properties
                 .into_iter()
@@ -1267,7 +1268,8 @@ impl<'r> Builder<'r> {
                 })
                 .collect();
             node.properties.sort_by(|a, b| a.name.cmp(&b.name));
-            node.names = Names::new(&node.properties, node.known.as_deref());
+            let declared: Vec<&str> = declared.iter().map(|n| &**n).collect();
+            node.names = Names::new(&node.properties, node.known.as_deref(), &declared);
             node.additional = children.additional.filter(keep);
             node.additional_repairs = children.additional.is_some_and(|a| repairs[a as usize]);
             node.items = children.items.filter(keep);

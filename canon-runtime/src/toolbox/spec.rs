@@ -14,7 +14,7 @@ use crate::bind::canonical::{Canonicalizer, SchemaError};
 use crate::bind::diagnose;
 use crate::bind::policy::Policy;
 use crate::bind::telemetry;
-use crate::bind::tolerant::{vouches, BindArgs, Ctx, Mode};
+use crate::bind::tolerant::{read_value, read_value_args, BindArgs, Ctx, Mode};
 use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::feedback::BindError;
 use crate::limits::Limits;
@@ -449,16 +449,14 @@ impl ToolSpec {
             }
             return self.bind_unvouched(args, policy, binder);
         }
-        if vouches(&self.plan, self.limits.max_depth, args, B::ROUTED) {
-            // Nothing to repair and nothing the plan refuses: the type reads
-            // the call as plain serde would, and binds it exactly when the
-            // adapter would.
-            return match A::deserialize(args) {
-                Ok(bound) => Ok(Bound::new(bound, Vec::new())),
-                Err(_) => self.retry_value::<A>(args, policy, binder),
-            };
+        // The type reads the call as plain serde would while the look
+        // checks each position it reaches: when nothing is to be repaired
+        // and nothing the plan refuses, it binds exactly when the adapter
+        // would, which takes every other call.
+        match binder.read(&self.plan, self.limits.max_depth, args) {
+            Some(bound) => Ok(Bound::new(bound, Vec::new())),
+            None => self.bind_unvouched(args, policy, binder),
         }
-        self.bind_unvouched(args, policy, binder)
     }
 
     /// A call from a `Value` that nothing read plainly: the adapter, then
@@ -686,6 +684,10 @@ trait Binder<A>: Copy {
     const ROUTED: bool;
 
     fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error>;
+
+    /// The target read from a `Value` while the plan checks it, when it
+    /// binds with no repair and nothing the plan refuses.
+    fn read(&self, plan: &Plan, max_depth: usize, value: &Value) -> Option<A>;
 }
 
 /// Any `DeserializeOwned` type, through the plan from its root.
@@ -698,6 +700,11 @@ impl<A: DeserializeOwned> Binder<A> for Plain {
     #[inline(always)]
     fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error> {
         ctx.deserialize(de)
+    }
+
+    #[inline(always)]
+    fn read(&self, plan: &Plan, max_depth: usize, value: &Value) -> Option<A> {
+        read_value(plan, max_depth, value, false)
     }
 }
 
@@ -712,6 +719,11 @@ impl<A: BindArgs> Binder<A> for Routed<'_> {
     #[inline(always)]
     fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error> {
         ctx.deserialize_args(de, self.0.slots::<A>())
+    }
+
+    #[inline(always)]
+    fn read(&self, plan: &Plan, max_depth: usize, value: &Value) -> Option<A> {
+        read_value_args(plan, max_depth, value, self.0.slots::<A>())
     }
 }
 

@@ -19,7 +19,9 @@ pub use fields::{BindArgs, FieldSource, Fields, PlainFields};
 use keys::*;
 use std::cell::{Cell, RefCell};
 use std::fmt;
+#[cfg(test)]
 pub(crate) use value::vouches;
+pub(crate) use value::{read as read_value, read_args as read_value_args};
 
 use serde::de::value::{
     BorrowedStrDeserializer, MapAccessDeserializer, StrDeserializer, StringDeserializer,
@@ -899,6 +901,10 @@ struct Slot<'a, 'de> {
     branches: u64,
     /// The value after the key is the union's tag.
     tag: bool,
+    /// Where the next name is looked for first ([`Names::find_next`]).
+    ///
+    /// [`Names::find_next`]: crate::schema::plan::Names::find_next
+    at: usize,
 }
 
 /// A key kept for a pointer: borrowed from the input when the input lends
@@ -932,6 +938,7 @@ impl<'a, 'de> Slot<'a, 'de> {
             given: 0,
             branches: u64::MAX,
             tag: false,
+            at: 0,
         }
     }
 
@@ -955,7 +962,7 @@ impl<'a, 'de> Slot<'a, 'de> {
         }
         // One lookup tells both where the member leads and whether a
         // closed object knows it.
-        let name = node.names.find(key);
+        let name = node.names.find_next(key, &mut self.at);
         self.member = node.member_of(name);
         if self.exact {
             let Some(index) = name.and_then(Name::known) else {

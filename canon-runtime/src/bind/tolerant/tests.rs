@@ -226,6 +226,11 @@ fn a_value_vouched_for_binds_as_the_adapter_binds_it() {
             if max_depth == usize::MAX {
                 assert_eq!(vouches, vouched, "{call}");
             }
+            // The read that checks as it goes reads exactly what the look
+            // vouches for and plain serde reads.
+            let read = super::read_value::<Checked>(spec.plan(), max_depth, &call, false);
+            let expected = Checked::deserialize(&call).ok().filter(|_| vouches);
+            assert_eq!(read, expected, "{call} at depth {max_depth}");
             if !vouches {
                 continue;
             }

@@ -10,9 +10,12 @@
 //! wanted, above all) goes to the adapter, so a call binds exactly as it
 //! would through the adapter alone.
 
+use std::cell::Cell;
+
 use serde_json::{Map, Number, Value};
 
 use super::keys::Seen;
+use super::{BindArgs, FieldSource};
 use crate::schema::constraint::{hash_scalar, Assert, Num, Scalar};
 use crate::schema::plan::{Member, Name, Node, Plan};
 use crate::schema::types as ty;
@@ -25,15 +28,32 @@ use crate::schema::types as ty;
 /// `Deserialize` refuses a member it does not declare (and which the
 /// adapter leaves it to refuse): the root's names are not asked for, only
 /// where each member leads.
-#[inline]
+#[cfg(test)]
 pub(crate) fn vouches(plan: &Plan, max_depth: usize, value: &Value, routed: bool) -> bool {
-    Look { plan, max_depth }.vouches(value, routed)
+    Look::new(plan, max_depth).vouches(value, routed)
 }
 
 /// The look over one call.
 struct Look<'p> {
     plan: &'p Plan,
     max_depth: usize,
+    /// [`read_args`]: the arguments object's members are routed by the
+    /// generated code's field index ([`ValueFields`]), not looked up.
+    fields: bool,
+    /// The plan of the member [`ValueFields`] asked for last (`None`:
+    /// nothing to check below it).
+    route: Cell<Option<&'p Node>>,
+}
+
+impl<'p> Look<'p> {
+    fn new(plan: &'p Plan, max_depth: usize) -> Self {
+        Look {
+            plan,
+            max_depth,
+            fields: false,
+            route: Cell::new(None),
+        }
+    }
 }
 
 impl Look<'_> {
@@ -198,5 +218,407 @@ fn scalar(value: &Value) -> Option<Scalar<'_>> {
         Value::Number(n) => Some(Scalar::Num(num(n))),
         Value::String(s) => Some(Scalar::Str(s)),
         Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+/// The target type read from `value` while the look checks each position
+/// as the type reaches it: one walk, not a look and then a read. `None`
+/// when the look would not vouch for the call, or the type refuses it;
+/// the caller then takes the adapter's way, which binds, repairs or
+/// refuses it exactly as it would have.
+///
+/// Each position is checked exactly as [`vouches`] checks it: objects the
+/// type reads as a struct, and arrays, are checked member by member as
+/// the type reads them; at any other position (a scalar, an enum, a map,
+/// a value the type skips) the look runs over what is there before the
+/// type reads it.
+#[inline(always)]
+pub(crate) fn read<T: serde::de::DeserializeOwned>(
+    plan: &Plan,
+    max_depth: usize,
+    value: &Value,
+    routed: bool,
+) -> Option<T> {
+    let look = Look::new(plan, max_depth);
+    let Some(node) = plan.root() else {
+        return T::deserialize(value).ok();
+    };
+    T::deserialize(Checked {
+        look: &look,
+        node,
+        value,
+        depth: 0,
+        routed,
+    })
+    .ok()
+}
+
+/// [`read`] for the arguments struct of a `#[tool]`, whose members are
+/// routed to their plans by the field index its own code matched
+/// (`slots`, as [`Fields`](super::Fields) routes them), not looked up again.
+#[inline(always)]
+pub(crate) fn read_args<A: BindArgs>(
+    plan: &Plan,
+    max_depth: usize,
+    value: &Value,
+    slots: &[Option<u32>],
+) -> Option<A> {
+    let (Some(root), true) = (plan.root(), slots.len() == A::FIELDS.len()) else {
+        return read::<A>(plan, max_depth, value, true);
+    };
+    let look = Look {
+        fields: true,
+        ..Look::new(plan, max_depth)
+    };
+    let de = Checked {
+        look: &look,
+        node: root,
+        value,
+        depth: 0,
+        routed: true,
+    };
+    A::bind_fields(
+        de,
+        ValueFields {
+            look: &look,
+            root,
+            slots,
+        },
+    )
+    .ok()
+}
+
+/// Where [`read_args`] takes each field's plan: from `slots`, by index.
+struct ValueFields<'l, 'p> {
+    look: &'l Look<'p>,
+    root: &'p Node,
+    slots: &'l [Option<u32>],
+}
+
+impl FieldSource for ValueFields<'_, '_> {
+    const POSITIONAL: bool = false;
+
+    #[inline(always)]
+    fn value<'de, T, A>(&self, map: &mut A, index: usize, _: &'static str) -> Result<T, A::Error>
+    where
+        T: serde::Deserialize<'de>,
+        A: serde::de::MapAccess<'de>,
+    {
+        let look = self.look;
+        let node = self.slots.get(index).copied().flatten().map(|slot| {
+            let property = &self.root.properties[slot as usize];
+            look.plan.node(property.id)
+        });
+        look.route.set(node);
+        map.next_value()
+    }
+}
+
+/// Why [`read`] stopped: the look did not vouch, or the type refused.
+/// Either way the adapter takes over, so nothing more is kept.
+#[derive(Debug)]
+struct Declined;
+
+impl std::fmt::Display for Declined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("declined")
+    }
+}
+
+impl std::error::Error for Declined {}
+
+impl serde::de::Error for Declined {
+    #[cold]
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        Declined
+    }
+}
+
+/// A `Value` at a plan position, read by the target type while checked.
+struct Checked<'v, 'l, 'p> {
+    look: &'l Look<'p>,
+    node: &'p Node,
+    value: &'v Value,
+    /// Arrays and objects open around `value`.
+    depth: usize,
+    /// `value` is the arguments object of a `#[tool]` (see [`vouches`]).
+    routed: bool,
+}
+
+impl<'v> Checked<'v, '_, '_> {
+    /// The look over the whole of `value`, as [`vouches`] makes it.
+    #[inline(always)]
+    fn looked(&self) -> Result<(), Declined> {
+        let ok = if self.routed {
+            self.look.vouches(self.value, true)
+        } else {
+            self.look.look(self.node, self.value, self.depth)
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Declined)
+        }
+    }
+}
+
+/// Methods that look over the value, then let serde read it plainly.
+macro_rules! looked_then_plain {
+    ($($method:ident $(($($arg:ident: $ty:ty),*))?,)*) => {$(
+        #[inline]
+        fn $method<V: serde::de::Visitor<'v>>(
+            self,
+            $($($arg: $ty,)*)?
+            visitor: V,
+        ) -> Result<V::Value, Declined> {
+            self.looked()?;
+            self.value.$method($($($arg,)*)? visitor).map_err(|_| Declined)
+        }
+    )*};
+}
+
+impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
+    type Error = Declined;
+
+    looked_then_plain! {
+        deserialize_any, deserialize_bool, deserialize_i8, deserialize_i16,
+        deserialize_i32, deserialize_i64, deserialize_i128, deserialize_u8,
+        deserialize_u16, deserialize_u32, deserialize_u64, deserialize_u128,
+        deserialize_f32, deserialize_f64, deserialize_char, deserialize_str,
+        deserialize_string, deserialize_bytes, deserialize_byte_buf,
+        deserialize_unit, deserialize_map, deserialize_identifier,
+        deserialize_ignored_any,
+        deserialize_unit_struct(name: &'static str),
+        deserialize_newtype_struct(name: &'static str),
+        deserialize_tuple(len: usize),
+        deserialize_tuple_struct(name: &'static str, len: usize),
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]),
+    }
+
+    #[inline]
+    fn deserialize_option<V: serde::de::Visitor<'v>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Declined> {
+        match self.value {
+            Value::Null => {
+                self.looked()?;
+                visitor.visit_none()
+            }
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    #[inline]
+    fn deserialize_seq<V: serde::de::Visitor<'v>>(self, visitor: V) -> Result<V::Value, Declined> {
+        let node = self.node;
+        let (Value::Array(items), false, Some(below)) = (self.value, self.routed, node.items)
+        else {
+            self.looked()?;
+            return self.value.deserialize_seq(visitor).map_err(|_| Declined);
+        };
+        let look = self.look;
+        if self.depth >= look.max_depth || node.refuses & ty::ARRAY != 0 {
+            return Err(Declined);
+        }
+        if let Some(assert) = look.assert(node).filter(|a| a.on_arrays()) {
+            if assert.unique() {
+                // Sets are remembered as the look remembers them.
+                self.looked()?;
+                return self.value.deserialize_seq(visitor).map_err(|_| Declined);
+            }
+            if !assert.items(items.len() as u64, true) {
+                return Err(Declined);
+            }
+        }
+        let mut seq = Items {
+            look,
+            node: look.plan.node(below),
+            items: items.iter(),
+            depth: self.depth + 1,
+        };
+        let read = visitor.visit_seq(&mut seq)?;
+        if seq.items.len() == 0 {
+            Ok(read)
+        } else {
+            Err(Declined)
+        }
+    }
+
+    #[inline]
+    fn deserialize_struct<V: serde::de::Visitor<'v>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Declined> {
+        let node = self.node;
+        let look = self.look;
+        let Value::Object(members) = self.value else {
+            self.looked()?;
+            return self
+                .value
+                .deserialize_struct(name, fields, visitor)
+                .map_err(|_| Declined);
+        };
+        if self.routed {
+            if look.max_depth == 0 {
+                return Err(Declined);
+            }
+        } else {
+            if node.branches.is_some() || node.refuses & ty::OBJECT != 0 {
+                // A union of closed objects is narrowed over all its names.
+                self.looked()?;
+                return self
+                    .value
+                    .deserialize_struct(name, fields, visitor)
+                    .map_err(|_| Declined);
+            }
+            if self.depth >= look.max_depth {
+                return Err(Declined);
+            }
+        }
+        let assert = look.assert(node).filter(|a| a.on_objects());
+        if assert.is_some_and(|a| !a.members(members.len() as u64, true)) {
+            return Err(Declined);
+        }
+        let mut map = Members {
+            look,
+            node,
+            members: members.iter(),
+            next: None,
+            at: 0,
+            depth: self.depth + 1,
+            routed: self.routed,
+        };
+        let read = visitor.visit_map(&mut map)?;
+        if map.members.len() == 0 {
+            Ok(read)
+        } else {
+            Err(Declined)
+        }
+    }
+
+    fn is_human_readable(&self) -> bool {
+        true
+    }
+}
+
+/// The items of an array, each checked at the plan of its items.
+struct Items<'v, 'l, 'p> {
+    look: &'l Look<'p>,
+    node: &'p Node,
+    items: std::slice::Iter<'v, Value>,
+    depth: usize,
+}
+
+impl<'v> serde::de::SeqAccess<'v> for Items<'v, '_, '_> {
+    type Error = Declined;
+
+    #[inline]
+    fn next_element_seed<T: serde::de::DeserializeSeed<'v>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Declined> {
+        let Some(value) = self.items.next() else {
+            return Ok(None);
+        };
+        seed.deserialize(Checked {
+            look: self.look,
+            node: self.node,
+            value,
+            depth: self.depth,
+            routed: false,
+        })
+        .map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.items.len())
+    }
+}
+
+/// The members of an object read as a struct: each name known where the
+/// object is closed, each value checked at the plan its name leads to.
+struct Members<'v, 'l, 'p> {
+    look: &'l Look<'p>,
+    node: &'p Node,
+    members: serde_json::map::Iter<'v>,
+    /// The value of the key last read, and the plan it is checked at
+    /// (`None`: nothing to check there).
+    next: Option<(&'v Value, Option<&'p Node>)>,
+    /// Where the next name is looked for first ([`Names::find_next`]).
+    ///
+    /// [`Names::find_next`]: crate::schema::plan::Names::find_next
+    at: usize,
+    depth: usize,
+    routed: bool,
+}
+
+impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
+    type Error = Declined;
+
+    #[inline]
+    fn next_key_seed<K: serde::de::DeserializeSeed<'v>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Declined> {
+        let Some((key, value)) = self.members.next() else {
+            return Ok(None);
+        };
+        let node = self.node;
+        if self.routed && self.look.fields {
+            // The generated code routes the value ([`ValueFields`]).
+            self.next = Some((value, None));
+            return seed
+                .deserialize(serde::de::value::BorrowedStrDeserializer::new(key))
+                .map(Some);
+        }
+        let id = if self.routed {
+            match node.member(key) {
+                Member::Skip => None,
+                Member::Named(_, id) | Member::Additional(id, _) => Some(id),
+            }
+        } else {
+            let name = node.names.find_next(key, &mut self.at);
+            match name.and_then(Name::node).or(node.additional) {
+                Some(id) => Some(id),
+                None if node.known.is_some() && name.and_then(Name::known).is_none() => {
+                    return Err(Declined);
+                }
+                None => None,
+            }
+        };
+        self.next = Some((value, id.map(|id| self.look.plan.node(id))));
+        seed.deserialize(serde::de::value::BorrowedStrDeserializer::new(key))
+            .map(Some)
+    }
+
+    #[inline]
+    fn next_value_seed<T: serde::de::DeserializeSeed<'v>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, Declined> {
+        let next = match self.next.take() {
+            Some((value, None)) if self.routed && self.look.fields => {
+                Some((value, self.look.route.take()))
+            }
+            next => next,
+        };
+        match next {
+            Some((value, Some(node))) => seed.deserialize(Checked {
+                look: self.look,
+                node,
+                value,
+                depth: self.depth,
+                routed: false,
+            }),
+            Some((value, None)) => seed.deserialize(value).map_err(|_| Declined),
+            None => Err(Declined),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.members.len())
     }
 }

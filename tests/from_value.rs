@@ -116,3 +116,102 @@ fn a_depth_bound_below_what_the_type_nests_is_held() {
             .unwrap();
     assert!(flat.repairs.is_empty());
 }
+
+/// One condition on issues.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Filter {
+    field: String,
+    op: Op,
+    values: Vec<String>,
+}
+
+/// How a filter compares.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum Op {
+    Eq,
+    #[serde(alias = "neq")]
+    Ne,
+}
+
+/// Which page.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Page {
+    #[schemars(range(min = 1, max = 100))]
+    size: u32,
+    after: Option<String>,
+}
+
+/// Query the issues of a repository.
+#[tool]
+fn query(
+    repo: String,
+    filters: Vec<Filter>,
+    page: Page,
+    ids: Option<std::collections::BTreeSet<u8>>,
+) -> usize {
+    repo.len() + filters.len() + page.size as usize + ids.map_or(0, |ids| ids.len())
+}
+
+#[test]
+fn a_call_the_plan_checks_is_read_from_a_value_as_from_text() {
+    // The type does not check all the schema asks (closed objects, an
+    // `enum`, bounds): the call is read from the `Value` while the plan
+    // checks each position the type reaches, and must answer as text does.
+    let valid = json!({
+        "repo": "r",
+        "filters": [{"field": "f", "op": "eq", "values": ["a"]}, {"field": "g", "op": "ne", "values": []}],
+        "page": {"size": 10, "after": null},
+    });
+    let with = |pointer: &str, value: Value| {
+        let mut call = valid.clone();
+        match call.pointer_mut(pointer) {
+            Some(slot) => *slot = value,
+            None => {
+                let (parent, key) = pointer.rsplit_once('/').unwrap();
+                call.pointer_mut(parent).unwrap()[key] = value;
+            }
+        }
+        call
+    };
+    let calls = [
+        valid.clone(),
+        with("/ids", json!([1, 2])),
+        with("/ids", json!([1, 1])),
+        with("/filters/0/values", json!("a")),
+        with("/filters/0/op", json!("neq")),
+        with("/filters/0/op", json!({"eq": null})),
+        with("/filters/0/other", json!(1)),
+        with("/filters/0", json!(["f", "eq", ["a"]])),
+        with("/filters", json!({"field": "f", "op": "eq", "values": []})),
+        with("/page/size", json!(0)),
+        with("/page/size", json!(101)),
+        with("/page/size", json!("10")),
+        with("/page/after", json!(3)),
+        with("/page/more", json!(true)),
+        with("/extra", json!(1)),
+        json!(["r", [], {"size": 10}]),
+        json!({"repo": "r", "filters": []}),
+    ];
+    for call in &calls {
+        let (from_value, from_text) = answer(&Query, call);
+        assert_eq!(from_value, from_text, "{call}");
+    }
+    assert_eq!(answer(&Query, &calls[0]).0, "bound, repairs []");
+    assert_eq!(
+        answer(&Query, &calls[3]).0,
+        r#"bound, repairs [("/filters/0/values", ScalarToArray)]"#
+    );
+    for refused in [2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16] {
+        assert!(
+            answer(&Query, &calls[refused]).0.starts_with("refused"),
+            "{}",
+            calls[refused]
+        );
+    }
+}

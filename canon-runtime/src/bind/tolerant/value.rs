@@ -93,7 +93,12 @@ impl Look<'_> {
         match value {
             Value::Array(items) => self.array(node, items, depth),
             Value::Object(members) => self.object(node, members, depth),
-            _ if node.assert.is_none() && !node.wrap_string && !node.float32 => true,
+            // A string where a sequence may be wanted is the adapter's to
+            // wrap or refuse.
+            Value::String(s) => {
+                !node.wrap_string && node.assert.as_deref().is_none_or(|a| a.string(s))
+            }
+            _ if node.assert.is_none() && !node.float32 => true,
             scalar => self.scalar(node, scalar),
         }
     }
@@ -412,8 +417,7 @@ impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
     #[inline]
     fn deserialize_seq<V: serde::de::Visitor<'v>>(self, visitor: V) -> Result<V::Value, Declined> {
         let node = self.node;
-        let (Value::Array(items), false, Some(below)) = (self.value, self.routed, node.items)
-        else {
+        let (Value::Array(items), false) = (self.value, self.routed) else {
             self.looked()?;
             return self.value.deserialize_seq(visitor).map_err(|_| Declined);
         };
@@ -431,6 +435,10 @@ impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
                 return Err(Declined);
             }
         }
+        let Some(below) = node.items else {
+            // Nothing to check in the items.
+            return self.value.deserialize_seq(visitor).map_err(|_| Declined);
+        };
         let mut seq = Items {
             look,
             node: look.plan.node(below),
@@ -481,6 +489,20 @@ impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
         let assert = look.assert(node).filter(|a| a.on_objects());
         if assert.is_some_and(|a| !a.members(members.len() as u64, true)) {
             return Err(Declined);
+        }
+        if self.routed && look.fields {
+            // The generated code routes each value ([`ValueFields`]).
+            let mut map = Routed {
+                look,
+                members: members.iter(),
+                next: None,
+            };
+            let read = visitor.visit_map(&mut map)?;
+            return if map.members.len() == 0 {
+                Ok(read)
+            } else {
+                Err(Declined)
+            };
         }
         let mut map = Members {
             look,
@@ -567,13 +589,6 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
             return Ok(None);
         };
         let node = self.node;
-        if self.routed && self.look.fields {
-            // The generated code routes the value ([`ValueFields`]).
-            self.next = Some((value, None));
-            return seed
-                .deserialize(serde::de::value::BorrowedStrDeserializer::new(key))
-                .map(Some);
-        }
         let id = if self.routed {
             match node.member(key) {
                 Member::Skip => None,
@@ -599,13 +614,7 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
         &mut self,
         seed: T,
     ) -> Result<T::Value, Declined> {
-        let next = match self.next.take() {
-            Some((value, None)) if self.routed && self.look.fields => {
-                Some((value, self.look.route.take()))
-            }
-            next => next,
-        };
-        match next {
+        match self.next.take() {
             Some((value, Some(node))) => seed.deserialize(Checked {
                 look: self.look,
                 node,
@@ -615,6 +624,55 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
             }),
             Some((value, None)) => seed.deserialize(value).map_err(|_| Declined),
             None => Err(Declined),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.members.len())
+    }
+}
+
+/// The members of the arguments object of a `#[tool]` read by
+/// [`read_args`]: each value checked at the plan [`ValueFields`] routed
+/// its field to.
+struct Routed<'v, 'l, 'p> {
+    look: &'l Look<'p>,
+    members: serde_json::map::Iter<'v>,
+    /// The value of the key last read.
+    next: Option<&'v Value>,
+}
+
+impl<'v> serde::de::MapAccess<'v> for Routed<'v, '_, '_> {
+    type Error = Declined;
+
+    #[inline]
+    fn next_key_seed<K: serde::de::DeserializeSeed<'v>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Declined> {
+        let Some((key, value)) = self.members.next() else {
+            return Ok(None);
+        };
+        self.next = Some(value);
+        seed.deserialize(serde::de::value::BorrowedStrDeserializer::new(key))
+            .map(Some)
+    }
+
+    #[inline]
+    fn next_value_seed<T: serde::de::DeserializeSeed<'v>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, Declined> {
+        let value = self.next.take().ok_or(Declined)?;
+        match self.look.route.take() {
+            Some(node) => seed.deserialize(Checked {
+                look: self.look,
+                node,
+                value,
+                depth: 1,
+                routed: false,
+            }),
+            None => seed.deserialize(value).map_err(|_| Declined),
         }
     }
 

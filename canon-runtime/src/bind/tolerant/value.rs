@@ -1,7 +1,9 @@
-//! A call given as a `Value`, looked over against the plan before serde
-//! reads it: when nothing in it is to be repaired and every assertion of
-//! the plan vouches for it, the target type reads the `Value` as plain
-//! serde would, without the adapter around each position.
+//! A call given as a `Value`, checked against the plan as serde reads it
+//! ([`read`]): when nothing in it is to be repaired and every assertion
+//! of the plan vouches for it, the target type reads the `Value` as plain
+//! serde would, without the adapter around each position. Structs and
+//! arrays are checked as the type opens them; at any other position the
+//! look runs over what is there first.
 //!
 //! The look is never laxer than the adapter: it follows the plan to the
 //! same positions (and to some the target type would skip), checks the
@@ -490,20 +492,6 @@ impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
         if assert.is_some_and(|a| !a.members(members.len() as u64, true)) {
             return Err(Declined);
         }
-        if self.routed && look.fields {
-            // The generated code routes each value ([`ValueFields`]).
-            let mut map = Routed {
-                look,
-                members: members.iter(),
-                next: None,
-            };
-            let read = visitor.visit_map(&mut map)?;
-            return if map.members.len() == 0 {
-                Ok(read)
-            } else {
-                Err(Declined)
-            };
-        }
         let mut map = Members {
             look,
             node,
@@ -589,6 +577,13 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
             return Ok(None);
         };
         let node = self.node;
+        if self.routed && self.look.fields {
+            // The generated code routes the value ([`ValueFields`]).
+            self.next = Some((value, None));
+            return seed
+                .deserialize(serde::de::value::BorrowedStrDeserializer::new(key))
+                .map(Some);
+        }
         let id = if self.routed {
             match node.member(key) {
                 Member::Skip => None,
@@ -614,7 +609,13 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
         &mut self,
         seed: T,
     ) -> Result<T::Value, Declined> {
-        match self.next.take() {
+        let next = match self.next.take() {
+            Some((value, None)) if self.routed && self.look.fields => {
+                Some((value, self.look.route.take()))
+            }
+            next => next,
+        };
+        match next {
             Some((value, Some(node))) => seed.deserialize(Checked {
                 look: self.look,
                 node,
@@ -624,55 +625,6 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
             }),
             Some((value, None)) => seed.deserialize(value).map_err(|_| Declined),
             None => Err(Declined),
-        }
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.members.len())
-    }
-}
-
-/// The members of the arguments object of a `#[tool]` read by
-/// [`read_args`]: each value checked at the plan [`ValueFields`] routed
-/// its field to.
-struct Routed<'v, 'l, 'p> {
-    look: &'l Look<'p>,
-    members: serde_json::map::Iter<'v>,
-    /// The value of the key last read.
-    next: Option<&'v Value>,
-}
-
-impl<'v> serde::de::MapAccess<'v> for Routed<'v, '_, '_> {
-    type Error = Declined;
-
-    #[inline]
-    fn next_key_seed<K: serde::de::DeserializeSeed<'v>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, Declined> {
-        let Some((key, value)) = self.members.next() else {
-            return Ok(None);
-        };
-        self.next = Some(value);
-        seed.deserialize(serde::de::value::BorrowedStrDeserializer::new(key))
-            .map(Some)
-    }
-
-    #[inline]
-    fn next_value_seed<T: serde::de::DeserializeSeed<'v>>(
-        &mut self,
-        seed: T,
-    ) -> Result<T::Value, Declined> {
-        let value = self.next.take().ok_or(Declined)?;
-        match self.look.route.take() {
-            Some(node) => seed.deserialize(Checked {
-                look: self.look,
-                node,
-                value,
-                depth: 1,
-                routed: false,
-            }),
-            None => seed.deserialize(value).map_err(|_| Declined),
         }
     }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::{Violation, ViolationKind};
 use crate::repair::{Repair, RepairRule};
 
-/// How the message of a [`ToolOutcome::Failed`] for a panic begins.
+/// How the message of a [`ToolOutcome::Failed`](crate::toolbox::ToolOutcome::Failed) for a panic begins.
 pub(crate) const PANICKED: &str = "the tool panicked: ";
 
 /// What text [`shown`] bounds.

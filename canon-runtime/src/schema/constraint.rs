@@ -837,4 +837,65 @@ mod tests {
             hash_scalar(Scalar::Num(Num::U(1)))
         );
     }
+
+    #[test]
+    fn an_enum_of_strings_is_told_by_its_strings_alone() {
+        let listed = [
+            "",
+            "a",
+            "in",
+            "ne",
+            "eq",
+            "abcd",
+            "abcdefg",
+            "abcdefgh",
+            "sixteen_bytes_ab",
+            "seventeen_bytes_a",
+            "a_name_of_thirty_two_bytes_long!",
+            "a_name_longer_than_thirty_two_bytes",
+        ];
+        let values: Vec<Value> = listed.iter().map(|s| json!(s)).collect();
+        let schema = json!({"type": "string", "enum": values});
+        let rules =
+            Arc::new(Rules::compile(schema.as_object().unwrap(), ty::STRING, true).unwrap());
+        let assert = Assert::new(0, vec![rules.clone()]);
+        assert!(assert.names.is_some(), "the fast path is taken");
+        // The same strings with one byte changed anywhere, or one more or
+        // fewer, are not listed.
+        let mut probes: Vec<String> = Vec::new();
+        for s in listed {
+            probes.push(s.to_owned());
+            probes.push(format!("{s}x"));
+            if let Some(cut) = s.get(..s.len().saturating_sub(1)) {
+                probes.push(cut.to_owned());
+            }
+            for at in 0..s.len() {
+                let mut bytes = s.as_bytes().to_vec();
+                bytes[at] ^= 1;
+                probes.push(String::from_utf8(bytes).unwrap());
+            }
+        }
+        for probe in &probes {
+            let expected = listed.contains(&probe.as_str());
+            assert_eq!(assert.string(probe), expected, "{probe:?}");
+            assert_eq!(rules.string(probe), expected, "{probe:?}");
+        }
+        // Anything more than the list keeps the general path.
+        for more in [
+            json!({"minLength": 2}),
+            json!({"not": {"const": "a"}}),
+            json!({"pattern": "a"}),
+        ] {
+            let mut schema = schema.clone();
+            schema
+                .as_object_mut()
+                .unwrap()
+                .extend(more.as_object().unwrap().clone());
+            let rules = Rules::compile(schema.as_object().unwrap(), ty::STRING, true).unwrap();
+            assert!(
+                Assert::new(0, vec![Arc::new(rules)]).names.is_none(),
+                "{schema}"
+            );
+        }
+    }
 }

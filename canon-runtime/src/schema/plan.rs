@@ -226,8 +226,11 @@ impl Names {
     fn new(properties: &[Property], known: Option<&[Box<str>]>, declared: &[&str]) -> Names {
         let mut names: Vec<Name> = Vec::new();
         for name in declared {
-            let listed = properties.iter().any(|p| *p.name == **name)
-                || known.is_some_and(|known| known.iter().any(|k| **k == **name));
+            // Both lists are sorted by name.
+            let listed = properties
+                .binary_search_by(|p| (*p.name).cmp(*name))
+                .is_ok()
+                || known.is_some_and(|known| known.binary_search_by(|k| (**k).cmp(*name)).is_ok());
             if listed && !names.iter().any(|n| *n.name == **name) {
                 names.push(Name {
                     name: (*name).into(),
@@ -975,6 +978,8 @@ struct Builder<'r> {
 struct Children {
     /// Name, node, and whether the property is optional everywhere.
     properties: Vec<(Box<str>, NodeId, bool)>,
+    /// The names of `properties` in the order the schemas declare them.
+    declared: Vec<Box<str>>,
     additional: Option<NodeId>,
     items: Option<NodeId>,
 }
@@ -1104,6 +1109,14 @@ impl<'r> Builder<'r> {
         }
 
         let mut children = Children::default();
+        let mut seen = BTreeSet::new();
+        for shape in &shapes {
+            for (key, _) in &shape.properties {
+                if seen.insert(key.as_str()) {
+                    children.declared.push(key.as_str().into());
+                }
+            }
+        }
         for (key, set, optional) in property_sets {
             let child = self.intern(set);
             children
@@ -1245,11 +1258,6 @@ impl<'r> Builder<'r> {
             .iter_mut()
             .zip(std::mem::take(&mut self.children))
         {
-            let declared: Vec<Box<str>> = children
-                .properties
-                .iter()
-                .map(|(name, _, _)| name.clone())
-                .collect();
             node.properties = children
                 .properties
                 .into_iter()
@@ -1268,7 +1276,7 @@ impl<'r> Builder<'r> {
                 })
                 .collect();
             node.properties.sort_by(|a, b| a.name.cmp(&b.name));
-            let declared: Vec<&str> = declared.iter().map(|n| &**n).collect();
+            let declared: Vec<&str> = children.declared.iter().map(|n| &**n).collect();
             node.names = Names::new(&node.properties, node.known.as_deref(), &declared);
             node.additional = children.additional.filter(keep);
             node.additional_repairs = children.additional.is_some_and(|a| repairs[a as usize]);
@@ -1511,5 +1519,53 @@ mod tests {
             with(json!({"type": "integer", "format": "uint32", "minimum": 0})),
             Some(1)
         );
+    }
+
+    #[test]
+    fn names_are_found_in_any_order_and_first_where_the_schema_puts_them() {
+        let long = "a_name_longer_than_thirty_two_bytes_in_all";
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "zeta": {"type": "string", "enum": ["a"]},
+                "op": {"type": "string"},
+                (long): {"type": "integer", "maximum": 3},
+                "a_name_of_twenty_bytes": {"type": "string"}
+            },
+            "additionalProperties": false
+        });
+        let plan = Plan::binding(&schema, true);
+        let names = &plan.node(plan.root.expect("a root")).names;
+        // Kept in the order the schema declares them, not sorted.
+        let order: Vec<&str> = names.names.iter().map(|n| &*n.name).collect();
+        assert_eq!(order, ["zeta", "op", long, "a_name_of_twenty_bytes"]);
+        let keys = [
+            "zeta",
+            "op",
+            long,
+            "a_name_of_twenty_bytes",
+            "op",
+            "zeta",
+            "",
+            "o",
+            "opx",
+            "a_name_of_twenty_bytez",
+            "a_name_longer_than_thirty_two_bytes_in_al_",
+        ];
+        // Every order of keys, including unknown ones and near misses that
+        // share a name's words: `find_next` answers as `find` does.
+        for start in 0..keys.len() {
+            let mut next = 0;
+            for key in keys.iter().cycle().skip(start).take(keys.len() * 2) {
+                let found = names.find_next(key, &mut next).map(|n| &*n.name);
+                assert_eq!(found, names.find(key).map(|n| &*n.name), "{key}");
+            }
+        }
+        // In the declared order, each key is the one compared first.
+        let mut next = 0;
+        for (i, key) in order.iter().enumerate() {
+            assert!(names.find_next(key, &mut next).is_some());
+            assert_eq!(next, i + 1);
+        }
     }
 }

@@ -22,14 +22,8 @@ use crate::schema::constraint::{hash_scalar, Assert, Num, Scalar};
 use crate::schema::plan::{Member, Name, Node, Plan};
 use crate::schema::types as ty;
 
-/// True when `value` binds through `plan` (in [`Mode::Fast`](super::Mode),
-/// at most `max_depth` arrays and objects deep) with no repair and nothing
-/// refused: the target type may then read it directly.
-///
-/// `routed`: the root is the arguments struct of a `#[tool]`, whose own
-/// `Deserialize` refuses a member it does not declare (and which the
-/// adapter leaves it to refuse): the root's names are not asked for, only
-/// where each member leads.
+/// [`Look::vouches`] over `plan`, at most `max_depth` arrays and objects
+/// deep: what [`read`] is held to in tests.
 #[cfg(test)]
 pub(crate) fn vouches(plan: &Plan, max_depth: usize, value: &Value, routed: bool) -> bool {
     Look::new(plan, max_depth).vouches(value, routed)
@@ -65,7 +59,15 @@ impl Look<'_> {
         node.assert.as_deref()
     }
 
-    /// [`vouches`].
+    /// True when `value` binds through the plan (in
+    /// [`Mode::Fast`](super::Mode), at most `max_depth` arrays and objects
+    /// deep) with no repair and nothing refused: the target type may then
+    /// read it directly.
+    ///
+    /// `routed`: the root is the arguments struct of a `#[tool]`, whose own
+    /// `Deserialize` refuses a member it does not declare (and which the
+    /// adapter leaves it to refuse): the root's names are not asked for,
+    /// only where each member leads.
     #[inline(always)]
     fn vouches(&self, value: &Value, routed: bool) -> bool {
         match (self.plan.root(), value) {
@@ -234,7 +236,7 @@ fn scalar(value: &Value) -> Option<Scalar<'_>> {
 /// the caller then takes the adapter's way, which binds, repairs or
 /// refuses it exactly as it would have.
 ///
-/// Each position is checked exactly as [`vouches`] checks it: objects the
+/// Each position is checked exactly as [`Look::vouches`] checks it: objects the
 /// type reads as a struct, and arrays, are checked member by member as
 /// the type reads them; at any other position (a scalar, an enum, a map,
 /// a value the type skips) the look runs over what is there before the
@@ -348,12 +350,12 @@ struct Checked<'v, 'l, 'p> {
     value: &'v Value,
     /// Arrays and objects open around `value`.
     depth: usize,
-    /// `value` is the arguments object of a `#[tool]` (see [`vouches`]).
+    /// `value` is the arguments object of a `#[tool]` (see [`Look::vouches`]).
     routed: bool,
 }
 
 impl<'v> Checked<'v, '_, '_> {
-    /// The look over the whole of `value`, as [`vouches`] makes it.
+    /// The look over the whole of `value`, as [`Look::vouches`] makes it.
     #[inline(always)]
     fn looked(&self) -> Result<(), Declined> {
         let ok = if self.routed {

@@ -204,6 +204,12 @@ impl Name {
         (self.property != NONE).then_some(self.property as usize)
     }
 
+    /// Whether this is the name `key`, whose [`words`] are `words`.
+    #[inline(always)]
+    fn is(&self, key: &str, words: (u64, u64)) -> bool {
+        self.words == words && self.name.len() == key.len() && same_rest(&self.name, key)
+    }
+
     /// The plan of its property, when it is one of the node's properties.
     #[inline(always)]
     pub(crate) fn node(&self) -> Option<NodeId> {
@@ -221,7 +227,7 @@ impl Names {
     /// The table of the names of `properties` and `known`.
     ///
     /// The names are kept in `declared` order (the order the schema lists
-    /// them, which is the order models mostly send them in), so that
+    /// them, each once, which is the order models mostly send them in), so that
     /// [`Names::find_next`] mostly finds a key where the last one ended.
     fn new(properties: &[Property], known: Option<&[Box<str>]>, declared: &[&str]) -> Names {
         let mut names: Vec<Name> = Vec::new();
@@ -231,7 +237,7 @@ impl Names {
                 .binary_search_by(|p| (*p.name).cmp(*name))
                 .is_ok()
                 || known.is_some_and(|known| known.binary_search_by(|k| (**k).cmp(*name)).is_ok());
-            if listed && !names.iter().any(|n| *n.name == **name) {
+            if listed {
                 names.push(Name {
                     name: (*name).into(),
                     words: words(name.as_bytes()),
@@ -301,8 +307,8 @@ impl Names {
         if self.table.is_empty() {
             return None;
         }
-        let bytes = key.as_bytes();
-        self.probe(key, words(bytes)).map(|i| &self.names[i])
+        self.probe(key, words(key.as_bytes()))
+            .map(|i| &self.names[i])
     }
 
     /// [`Names::find`] for the keys of one object in turn: `next` is where
@@ -311,10 +317,9 @@ impl Names {
     /// name only.
     #[inline(always)]
     pub(crate) fn find_next(&self, key: &str, next: &mut usize) -> Option<&Name> {
-        let bytes = key.as_bytes();
-        let words = words(bytes);
+        let words = words(key.as_bytes());
         if let Some(name) = self.names.get(*next) {
-            if name.words == words && name.name.len() == bytes.len() && same_rest(&name.name, key) {
+            if name.is(key, words) {
                 *next += 1;
                 return Some(name);
             }
@@ -331,16 +336,15 @@ impl Names {
     /// not empty.
     #[inline(always)]
     fn probe(&self, key: &str, words: (u64, u64)) -> Option<usize> {
-        let bytes = key.as_bytes();
         let mask = self.table.len() - 1;
-        let mut at = slot(words, bytes.len(), self.shift);
+        let mut at = slot(words, key.len(), self.shift);
         loop {
             let index = self.table[at] as usize;
             if index == 0 {
                 return None;
             }
             let name = &self.names[index - 1];
-            if name.words == words && name.name.len() == bytes.len() && same_rest(&name.name, key) {
+            if name.is(key, words) {
                 return Some(index - 1);
             }
             at = (at + 1) & mask;

@@ -324,23 +324,16 @@ impl FieldSource for ValueFields<'_, '_> {
 }
 
 /// Why [`read`] stopped: the look did not vouch, or the type refused.
-/// Either way the adapter takes over, so nothing more is kept.
-#[derive(Debug)]
-struct Declined;
+/// Either way the adapter takes over, so nothing more is kept. The readers
+/// below share serde_json's error type, so that what serde reads plainly
+/// passes through them as it is, with no conversion of each result.
+type Declined = serde_json::Error;
 
-impl std::fmt::Display for Declined {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("declined")
-    }
-}
-
-impl std::error::Error for Declined {}
-
-impl serde::de::Error for Declined {
-    #[cold]
-    fn custom<T: std::fmt::Display>(_: T) -> Self {
-        Declined
-    }
+/// The error of a position the look did not vouch for.
+#[cold]
+#[inline(never)]
+fn declined() -> Declined {
+    <Declined as serde::de::Error>::custom("declined")
 }
 
 /// A `Value` at a plan position, read by the target type while checked.
@@ -366,7 +359,7 @@ impl<'v> Checked<'v, '_, '_> {
         if ok {
             Ok(())
         } else {
-            Err(Declined)
+            Err(declined())
         }
     }
 }
@@ -381,7 +374,7 @@ macro_rules! looked_then_plain {
             visitor: V,
         ) -> Result<V::Value, Declined> {
             self.looked()?;
-            self.value.$method($($($arg,)*)? visitor).map_err(|_| Declined)
+            self.value.$method($($($arg,)*)? visitor)
         }
     )*};
 }
@@ -423,25 +416,25 @@ impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
         let node = self.node;
         let (Value::Array(items), false) = (self.value, self.routed) else {
             self.looked()?;
-            return self.value.deserialize_seq(visitor).map_err(|_| Declined);
+            return self.value.deserialize_seq(visitor);
         };
         let look = self.look;
         if self.depth >= look.max_depth || node.refuses & ty::ARRAY != 0 {
-            return Err(Declined);
+            return Err(declined());
         }
         if let Some(assert) = look.assert(node).filter(|a| a.on_arrays()) {
             if assert.unique() {
                 // Sets are remembered as the look remembers them.
                 self.looked()?;
-                return self.value.deserialize_seq(visitor).map_err(|_| Declined);
+                return self.value.deserialize_seq(visitor);
             }
             if !assert.items(items.len() as u64, true) {
-                return Err(Declined);
+                return Err(declined());
             }
         }
         let Some(below) = node.items else {
             // Nothing to check in the items.
-            return self.value.deserialize_seq(visitor).map_err(|_| Declined);
+            return self.value.deserialize_seq(visitor);
         };
         let mut seq = Items {
             look,
@@ -449,12 +442,13 @@ impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
             items: items.iter(),
             depth: self.depth + 1,
         };
-        let read = visitor.visit_seq(&mut seq)?;
-        if seq.items.len() == 0 {
-            Ok(read)
-        } else {
-            Err(Declined)
+        // Returned as it came, not rebuilt: a copy of the type's value
+        // here costs more than the check.
+        let read = visitor.visit_seq(&mut seq);
+        if read.is_ok() && seq.items.len() != 0 {
+            return Err(declined());
         }
+        read
     }
 
     #[inline]
@@ -468,31 +462,25 @@ impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
         let look = self.look;
         let Value::Object(members) = self.value else {
             self.looked()?;
-            return self
-                .value
-                .deserialize_struct(name, fields, visitor)
-                .map_err(|_| Declined);
+            return self.value.deserialize_struct(name, fields, visitor);
         };
         if self.routed {
             if look.max_depth == 0 {
-                return Err(Declined);
+                return Err(declined());
             }
         } else {
             if node.branches.is_some() || node.refuses & ty::OBJECT != 0 {
                 // A union of closed objects is narrowed over all its names.
                 self.looked()?;
-                return self
-                    .value
-                    .deserialize_struct(name, fields, visitor)
-                    .map_err(|_| Declined);
+                return self.value.deserialize_struct(name, fields, visitor);
             }
             if self.depth >= look.max_depth {
-                return Err(Declined);
+                return Err(declined());
             }
         }
         let assert = look.assert(node).filter(|a| a.on_objects());
         if assert.is_some_and(|a| !a.members(members.len() as u64, true)) {
-            return Err(Declined);
+            return Err(declined());
         }
         let mut map = Members {
             look,
@@ -503,12 +491,13 @@ impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
             depth: self.depth + 1,
             routed: self.routed,
         };
-        let read = visitor.visit_map(&mut map)?;
-        if map.members.len() == 0 {
-            Ok(read)
-        } else {
-            Err(Declined)
+        // Returned as it came, not rebuilt: a copy of the type's value
+        // here costs more than the check.
+        let read = visitor.visit_map(&mut map);
+        if read.is_ok() && map.members.len() != 0 {
+            return Err(declined());
         }
+        read
     }
 
     fn is_human_readable(&self) -> bool {
@@ -596,7 +585,7 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
             match name.and_then(Name::node).or(node.additional) {
                 Some(id) => Some(id),
                 None if node.known.is_some() && name.and_then(Name::known).is_none() => {
-                    return Err(Declined);
+                    return Err(declined());
                 }
                 None => None,
             }
@@ -625,8 +614,8 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
                 depth: self.depth,
                 routed: false,
             }),
-            Some((value, None)) => seed.deserialize(value).map_err(|_| Declined),
-            None => Err(Declined),
+            Some((value, None)) => seed.deserialize(value),
+            None => Err(declined()),
         }
     }
 

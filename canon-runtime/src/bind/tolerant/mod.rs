@@ -616,14 +616,15 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
             }
             (Some(items), None) => {
                 self.ctx.enter()?;
-                let value = self.inner.visit_seq(Items {
+                let mut seq = Items {
                     seq,
                     items: self.ctx.plan.node(items),
                     ctx: self.ctx,
                     path: self.path,
                     index: 0,
                     shared: Shared::new(),
-                });
+                };
+                let value = self.inner.visit_seq(&mut seq);
                 self.ctx.leave();
                 value
             }
@@ -650,24 +651,26 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
             return self.inner.visit_map(map);
         }
         self.ctx.enter()?;
-        let mut slot = Slot::new(check_keys);
-        slot.closed = closed;
-        slot.exact = closed
+        let exact = closed
             && check_keys
             && self
                 .node
                 .known
                 .as_ref()
                 .is_some_and(|known| known.len() <= 64);
-        let value = self.inner.visit_map(Map {
+        // Built where it stays and lent, not moved: the type's visitor takes
+        // its map by value, and copying a struct just written stalls more
+        // than its keys cost.
+        let mut map = Map {
             map,
             node: self.node,
             ctx: self.ctx,
             path: self.path,
-            slot,
+            slot: Slot::new(check_keys, closed, exact),
             assert,
             count: 0,
-        });
+        };
+        let value = self.inner.visit_map(&mut map);
         self.ctx.leave();
         value
     }
@@ -885,7 +888,10 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
 struct Slot<'a, 'de> {
     member: Member<'a>,
     key: Key<'de>,
-    /// The keys seen so far, when this object's keys are checked.
+    /// This object's keys are checked for repeats.
+    check_keys: bool,
+    /// The keys hashed so far, once one is (an object that tells its
+    /// names exactly hashes none of them).
     seen: Option<Seen>,
     /// A key was refused as given before.
     repeated: bool,
@@ -927,14 +933,15 @@ impl Key<'_> {
 
 impl<'a, 'de> Slot<'a, 'de> {
     #[inline(always)]
-    fn new(check_keys: bool) -> Self {
+    fn new(check_keys: bool, closed: bool, exact: bool) -> Self {
         Slot {
             member: Member::Skip,
             key: Key::Borrowed(""),
-            seen: check_keys.then(Seen::default),
+            check_keys,
+            seen: None,
             repeated: false,
-            closed: false,
-            exact: false,
+            closed,
+            exact,
             given: 0,
             branches: u64::MAX,
             tag: false,
@@ -1008,11 +1015,9 @@ impl<'a, 'de> Slot<'a, 'de> {
     /// Records a key's hash; an error when the object gave it before.
     #[inline(always)]
     fn check<E: de::Error>(&mut self, hash: impl FnOnce() -> u64) -> Result<(), E> {
-        if let Some(seen) = &mut self.seen {
-            if !seen.add(hash()) {
-                self.repeated = true;
-                return Err(repeated_key());
-            }
+        if self.check_keys && !self.seen.get_or_insert_with(Seen::default).add(hash()) {
+            self.repeated = true;
+            return Err(repeated_key());
         }
         Ok(())
     }
@@ -1064,7 +1069,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, 'de, A> {
             // No key to check and none to look up: every member follows
             // `additional` (a map, or free JSON read from a `Value`).
             Some(id)
-                if self.slot.seen.is_none()
+                if !self.slot.check_keys
                     && self.node.properties.is_empty()
                     && !self.node.additional_repairs =>
             {
@@ -1192,7 +1197,7 @@ impl<'a, 'de, A: EnumAccess<'de>> EnumAccess<'de> for Enum<'a, A> {
         self,
         seed: V,
     ) -> Result<(V::Value, Self::Variant), A::Error> {
-        let mut slot = Slot::new(false);
+        let mut slot = Slot::new(false, false, false);
         let (value, variant) = self.data.variant_seed(KeySeed {
             seed,
             node: self.node,

@@ -1,7 +1,6 @@
 //! RFC 6901 JSON Pointers, built only when a repair or a violation needs one.
 
 use std::borrow::Cow;
-use std::fmt::Write;
 
 /// Escapes one reference token: `~` becomes `~0`, `/` becomes `~1`.
 pub(crate) fn escape(token: &str) -> std::borrow::Cow<'_, str> {
@@ -131,10 +130,28 @@ impl Path<'_> {
             }
             Path::Index { parent, index, .. } => {
                 parent.write(out);
-                let _ = write!(out, "/{index}");
+                out.push('/');
+                push_index(out, *index);
             }
         }
     }
+}
+
+/// Appends `index` in decimal, without the formatting machinery (a repair
+/// under an array builds one of these per call).
+#[inline]
+fn push_index(out: &mut String, mut index: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (index % 10) as u8;
+        index /= 10;
+        if index == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 #[cfg(test)]
@@ -160,6 +177,14 @@ mod tests {
             key: "~",
         };
         assert_eq!(tilde.pointer(), "/a~1b/3/~0");
+        for index in [0, 7, 10, 99, 100, 4_096, usize::MAX] {
+            let item = Path::Index {
+                parent: &root,
+                index,
+                shared: None,
+            };
+            assert_eq!(item.pointer(), format!("/{index}"));
+        }
         assert_eq!(Path::Root.pointer(), "");
         let tokens: Vec<String> = tokens("/a~1b/3/~0/~01").collect();
         assert_eq!(tokens, ["a/b", "3", "~", "~1"]);

@@ -279,6 +279,34 @@ fn repairs_never_carry_argument_values() {
     assert!(!debug.contains(SECRET), "{debug}");
 }
 
+/// Label a message: a map beside a list, so the one pass over the text
+/// reads the map and must tell its repeated keys itself.
+#[canon::tool]
+pub fn label(headers: std::collections::HashMap<String, String>, tags: Vec<String>) -> usize {
+    headers.len() + tags.len()
+}
+
+#[test]
+fn the_pass_over_text_tells_a_repeated_map_key_inline_and_spilled() {
+    let map = |keys: &[String]| {
+        let members: Vec<String> = keys.iter().map(|k| format!(r#""{k}": "v""#)).collect();
+        format!(r#"{{"headers": {{{}}}, "tags": "t"}}"#, members.join(", "))
+    };
+    for n in [1, 2, 8, 9, 20] {
+        let keys: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+        let bound = Label.bind_str(&map(&keys)).unwrap();
+        assert_eq!(bound.args.headers.len(), n, "{n} keys");
+        assert_eq!(bound.repairs.len(), 1);
+        // The last key repeats the first: held inline up to eight keys,
+        // spilled past them.
+        let mut repeated = keys.clone();
+        repeated.push("k0".to_owned());
+        let error = Label.bind_str(&map(&repeated)).err().unwrap();
+        assert_eq!(error.pointers(), ["/headers/k0"], "{n} keys");
+        assert_eq!(error.violations()[0].kind, ViolationKind::Duplicate);
+    }
+}
+
 /// Options whose unknown members are ignored: the type opens its schema
 /// to them (canon refuses undeclared members of any other object).
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]

@@ -482,6 +482,19 @@ impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
         if assert.is_some_and(|a| !a.members(members.len() as u64, true)) {
             return Err(declined());
         }
+        if self.routed && look.fields {
+            // The generated code routes each value ([`ValueFields`]).
+            let mut map = Routed {
+                look,
+                members: members.iter(),
+                next: None,
+            };
+            let read = visitor.visit_map(&mut map);
+            if read.is_ok() && map.members.len() != 0 {
+                return Err(declined());
+            }
+            return read;
+        }
         let mut map = Members {
             look,
             node,
@@ -568,13 +581,6 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
             return Ok(None);
         };
         let node = self.node;
-        if self.routed && self.look.fields {
-            // The generated code routes the value ([`ValueFields`]).
-            self.next = Some((value, None));
-            return seed
-                .deserialize(serde::de::value::BorrowedStrDeserializer::new(key))
-                .map(Some);
-        }
         let id = if self.routed {
             match node.member(key) {
                 Member::Skip => None,
@@ -600,13 +606,7 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
         &mut self,
         seed: T,
     ) -> Result<T::Value, Declined> {
-        let next = match self.next.take() {
-            Some((value, None)) if self.routed && self.look.fields => {
-                Some((value, self.look.route.take()))
-            }
-            next => next,
-        };
-        match next {
+        match self.next.take() {
             Some((value, Some(node))) => seed.deserialize(Checked {
                 look: self.look,
                 node,
@@ -616,6 +616,57 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
             }),
             Some((value, None)) => seed.deserialize(value),
             None => Err(declined()),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.members.len())
+    }
+}
+
+/// The members of the arguments object of a `#[tool]` read by
+/// [`read_args`]: each value checked at the plan [`ValueFields`] routed
+/// its field to.
+struct Routed<'v, 'l, 'p> {
+    look: &'l Look<'p>,
+    members: serde_json::map::Iter<'v>,
+    /// The value of the key last read.
+    next: Option<&'v Value>,
+}
+
+impl<'v> serde::de::MapAccess<'v> for Routed<'v, '_, '_> {
+    type Error = Declined;
+
+    #[inline]
+    fn next_key_seed<K: serde::de::DeserializeSeed<'v>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Declined> {
+        let Some((key, value)) = self.members.next() else {
+            return Ok(None);
+        };
+        self.next = Some(value);
+        seed.deserialize(serde::de::value::BorrowedStrDeserializer::new(key))
+            .map(Some)
+    }
+
+    #[inline]
+    fn next_value_seed<T: serde::de::DeserializeSeed<'v>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, Declined> {
+        let Some(value) = self.next.take() else {
+            return Err(declined());
+        };
+        match self.look.route.take() {
+            Some(node) => seed.deserialize(Checked {
+                look: self.look,
+                node,
+                value,
+                depth: 1,
+                routed: false,
+            }),
+            None => seed.deserialize(value),
         }
     }
 

@@ -81,6 +81,7 @@ pub(super) fn deserialize(
         impl #krate::__private::BindArgs for #args {
             const FIELDS: &'static [&'static ::core::primitive::str] = &[#(#wire),*];
 
+            #[inline]
             fn bind_fields<'de, __D: #de::Deserializer<'de>, __F: #krate::__private::FieldSource>(
                 de: __D,
                 fields: __F,

@@ -187,6 +187,31 @@ fn a_repair_that_does_not_validate_is_undone() {
 }
 
 #[test]
+fn a_wrap_that_does_not_validate_is_taken_back_out() {
+    let c = canon(
+        json!({
+            "type": "object",
+            "properties": {
+                "pair": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+                "tags": {"type": "array", "items": {"type": "string"}}
+            }
+        }),
+        Policy::DEFAULT,
+    );
+    // One string cannot be a pair: that wrap is undone, the other kept.
+    assert_eq!(
+        run(&c, json!({"tags": "x"})).unwrap().1,
+        json!({"tags": ["x"]})
+    );
+    // Refused, the call is left as sent (`run` checks it): both strings
+    // are taken back out of the arrays they were made.
+    assert_eq!(
+        run(&c, json!({"pair": "a", "tags": "x"})).unwrap_err(),
+        ["/pair: expected an array of strings, got the string \"a\""]
+    );
+}
+
+#[test]
 fn draft_07_and_openapi_schemas_are_understood() {
     let c = canon(
         json!({

@@ -651,8 +651,10 @@ struct Repaired {
 #[derive(Default)]
 struct Undo {
     /// Each value replaced, with the index of its repair (whose pointer
-    /// says where), in the order replaced.
-    replaced: Vec<(usize, Value)>,
+    /// says where), in the order replaced: the value it replaced, or
+    /// `None` for a string made an array's one item, which is taken back
+    /// out.
+    replaced: Vec<(usize, Option<Value>)>,
     /// Each object some nulls were dropped from: its pointer, and the
     /// dropped members' positions and names, in order.
     dropped: Vec<(String, Vec<(usize, String)>)>,
@@ -674,7 +676,16 @@ impl Repaired {
         }
         for (repair, old) in undo.replaced.into_iter().rev() {
             if let Some(value) = args.pointer_mut(&repairs[repair].pointer) {
-                *value = old;
+                match old {
+                    Some(old) => *value = old,
+                    None => {
+                        if let Value::Array(items) = value {
+                            if let Some(string) = items.pop() {
+                                *value = string;
+                            }
+                        }
+                    }
+                }
             }
         }
     }
@@ -740,11 +751,19 @@ impl Walk<'_> {
                     self.refused.push(Refusal { at, index, verdict });
                     return;
                 }
-                Fix::Replace(_, _) if self.skipped(at) => return,
-                Fix::Replace(_, _) if !self.room_for_repair() => return,
+                Fix::Wrap | Fix::Replace(..) if self.skipped(at) => return,
+                Fix::Wrap | Fix::Replace(..) if !self.room_for_repair() => return,
+                Fix::Wrap => {
+                    let string = std::mem::take(value);
+                    *value = Value::Array(vec![string]);
+                    self.undo.replaced.push((self.repairs.len(), None));
+                    self.repairs
+                        .push(Repair::new(at.clone(), RepairRule::ScalarToArray));
+                    return;
+                }
                 Fix::Replace(new, rule) => {
                     let old = std::mem::replace(value, new);
-                    self.undo.replaced.push((self.repairs.len(), old));
+                    self.undo.replaced.push((self.repairs.len(), Some(old)));
                     self.repairs.push(Repair::new(at.clone(), rule));
                     // Parsed JSON text is walked like any array or object.
                     if rule != RepairRule::JsonText {

@@ -16,6 +16,10 @@ pub(crate) enum Fix {
     Keep,
     /// Replace the string by this value; the rule that did it.
     Replace(Value, RepairRule),
+    /// Make the string the one item of an array (the core rule,
+    /// [`RepairRule::ScalarToArray`]), in place: the string is moved, not
+    /// copied.
+    Wrap,
     /// The core rule refuses the string (blank, or the text of a list).
     Refuse(Verdict),
 }
@@ -31,10 +35,7 @@ pub(crate) fn string_at(node: &Node, policy: Policy, s: &str) -> Fix {
     }
     if node.wrap_string && policy.contains(RepairRule::ScalarToArray) {
         return match string_at_string_array(s) {
-            Verdict::Wrap => Fix::Replace(
-                Value::Array(vec![Value::String(s.to_owned())]),
-                RepairRule::ScalarToArray,
-            ),
+            Verdict::Wrap => Fix::Wrap,
             refused => Fix::Refuse(refused),
         };
     }

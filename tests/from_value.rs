@@ -78,6 +78,35 @@ fn a_call_from_a_value_binds_as_the_same_call_as_text() {
 }
 
 #[test]
+fn a_call_read_plainly_from_a_value_holds_what_it_said() {
+    // Members in another order than the fields, an escaped string, a map.
+    let call = json!({
+        "limit": 7,
+        "groups": {"g": ["m", "n"], "h": []},
+        "labels": ["x", "y"],
+        "path": "a/\"b\""
+    });
+    let bound = Tag.bind(&call).unwrap();
+    assert!(bound.repairs.is_empty());
+    let args = bound.args;
+    assert_eq!(args.path, "a/\"b\"");
+    assert_eq!(args.labels, ["x", "y"]);
+    assert_eq!(args.groups["g"], ["m", "n"]);
+    assert!(args.groups["h"].is_empty());
+    assert_eq!(args.groups.len(), 2);
+    assert_eq!(args.limit, Some(7));
+    // Each field as the same call read as text binds it.
+    let text = Tag.bind_str(&call.to_string()).unwrap().args;
+    assert_eq!(
+        (text.path, text.labels, text.groups, text.limit),
+        (args.path, args.labels, args.groups, args.limit)
+    );
+    // A member given as `null` is an absent `Option`, as serde reads it.
+    let call = json!({"path": "a", "labels": [], "groups": {}, "limit": null});
+    assert_eq!(Tag.bind(&call).unwrap().args.limit, None);
+}
+
+#[test]
 fn a_value_nested_past_the_bound_is_refused_not_read() {
     // Deeper than any bound: the type refuses the first inner array, and
     // the call is refused for its depth, without recursing through it.

@@ -14,7 +14,7 @@ use crate::bind::canonical::{Canonicalizer, SchemaError};
 use crate::bind::diagnose;
 use crate::bind::policy::Policy;
 use crate::bind::telemetry;
-use crate::bind::tolerant::{read_value, read_value_args, BindArgs, Ctx, Mode};
+use crate::bind::tolerant::{read_object, read_value, read_value_args, BindArgs, Ctx, Mode};
 use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::feedback::BindError;
 use crate::limits::Limits;
@@ -442,8 +442,8 @@ impl ToolSpec {
             // repaired, or refused) exactly as it would have. Plain serde
             // also reads the arguments from an array of their values, which
             // the published schema refuses: only an object is read plainly.
-            if args.is_object() {
-                if let Ok(bound) = A::deserialize(args) {
+            if let Value::Object(object) = args {
+                if let Some(bound) = binder.read_object(object) {
                     return Ok(Bound::new(bound, Vec::new()));
                 }
             }
@@ -688,6 +688,10 @@ trait Binder<A>: Copy {
     /// The target read from a `Value` while the plan checks it, when it
     /// binds with no repair and nothing the plan refuses.
     fn read(&self, plan: &Plan, max_depth: usize, value: &Value) -> Option<A>;
+
+    /// The target read from an object as plain serde reads it, when it
+    /// reads; asked only when [`ROUTED`](Self::ROUTED).
+    fn read_object(&self, object: &serde_json::Map<String, Value>) -> Option<A>;
 }
 
 /// Any `DeserializeOwned` type, through the plan from its root.
@@ -705,6 +709,11 @@ impl<A: DeserializeOwned> Binder<A> for Plain {
     #[inline(always)]
     fn read(&self, plan: &Plan, max_depth: usize, value: &Value) -> Option<A> {
         read_value(plan, max_depth, value, false)
+    }
+
+    fn read_object(&self, _: &serde_json::Map<String, Value>) -> Option<A> {
+        // Not a `#[tool]`'s arguments: never asked.
+        None
     }
 }
 
@@ -724,6 +733,11 @@ impl<A: BindArgs> Binder<A> for Routed<'_> {
     #[inline(always)]
     fn read(&self, plan: &Plan, max_depth: usize, value: &Value) -> Option<A> {
         read_value_args(plan, max_depth, value, self.0.slots::<A>())
+    }
+
+    #[inline(always)]
+    fn read_object(&self, object: &serde_json::Map<String, Value>) -> Option<A> {
+        read_object(object).ok()
     }
 }
 

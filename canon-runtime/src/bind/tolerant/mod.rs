@@ -17,6 +17,7 @@
 use fields::Routes;
 pub use fields::{BindArgs, FieldSource, Fields, PlainFields};
 use keys::*;
+pub(crate) use plain::read_object;
 use std::cell::{Cell, RefCell};
 use std::fmt;
 #[cfg(test)]
@@ -1286,6 +1287,7 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Variant<'_, 'de, A> {
 // After the macros above, which they use.
 mod fields;
 mod keys;
+mod plain;
 #[cfg(test)]
 pub(crate) mod tests;
 mod value;

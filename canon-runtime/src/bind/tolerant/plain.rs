@@ -1,0 +1,86 @@
+//! The arguments object of a `#[tool]` read as plain serde reads a `Value`,
+//! less one copy.
+//!
+//! serde_json's reader of a `&Map` keeps the visitor's value aside while it
+//! checks that no member was left unread, and the compiler copies the whole
+//! arguments struct to do it, in loads the CPU cannot forward from the
+//! stores that just wrote it. The visitor `#[tool]` generates asks for keys
+//! until there are none, so no member is ever left: this reader hands the
+//! value back as it came.
+
+use serde::de::{DeserializeSeed, MapAccess, Visitor};
+use serde_json::{Map, Value};
+
+use super::BindArgs;
+use super::PlainFields;
+
+/// Reads `A` from `object` as `A::deserialize` reads the `Value` holding
+/// it: the same keys and values to the same visitor, whose result is
+/// returned as it came.
+#[inline(always)]
+pub(crate) fn read_object<A: BindArgs>(
+    object: &Map<String, Value>,
+) -> Result<A, serde_json::Error> {
+    A::bind_fields(Object(object), PlainFields)
+}
+
+/// An object of a `Value`, read as a map whatever the type asks for.
+struct Object<'de>(&'de Map<String, Value>);
+
+impl<'de> serde::Deserializer<'de> for Object<'de> {
+    type Error = serde_json::Error;
+
+    #[inline(always)]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_map(Members {
+            members: self.0.iter(),
+            value: None,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// The members of an object, each key as a borrowed string and each value
+/// as serde_json reads a `&Value`.
+struct Members<'de> {
+    members: serde_json::map::Iter<'de>,
+    /// The value of the key last read.
+    value: Option<&'de Value>,
+}
+
+impl<'de> MapAccess<'de> for Members<'de> {
+    type Error = serde_json::Error;
+
+    #[inline(always)]
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Self::Error> {
+        let Some((key, value)) = self.members.next() else {
+            return Ok(None);
+        };
+        self.value = Some(value);
+        seed.deserialize(serde::de::value::BorrowedStrDeserializer::new(key))
+            .map(Some)
+    }
+
+    #[inline(always)]
+    fn next_value_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, Self::Error> {
+        match self.value.take() {
+            Some(value) => seed.deserialize(value),
+            None => Err(serde::de::Error::custom("value is missing")),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.members.len())
+    }
+}

@@ -32,10 +32,7 @@ impl<'de> serde::Deserializer<'de> for Object<'de> {
 
     #[inline(always)]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_map(Members {
-            members: self.0.iter(),
-            value: None,
-        })
+        visitor.visit_map(Members::new(self.0))
     }
 
     serde::forward_to_deserialize_any! {
@@ -46,11 +43,42 @@ impl<'de> serde::Deserializer<'de> for Object<'de> {
 }
 
 /// The members of an object, each key as a borrowed string and each value
-/// as serde_json reads a `&Value`.
-struct Members<'de> {
+/// as serde_json reads a `&Value`. The reader of routed arguments
+/// (`value::Routed`) reads its keys with it too, and its values its own way
+/// ([`Members::take_value`]).
+pub(super) struct Members<'de> {
     members: serde_json::map::Iter<'de>,
     /// The value of the key last read.
     value: Option<&'de Value>,
+}
+
+impl<'de> Members<'de> {
+    #[inline(always)]
+    pub(super) fn new(object: &'de Map<String, Value>) -> Self {
+        Members {
+            members: object.iter(),
+            value: None,
+        }
+    }
+
+    /// The value of the key last read; an error when it was taken, or no
+    /// key was read.
+    #[inline(always)]
+    pub(super) fn take_value(&mut self) -> Result<&'de Value, serde_json::Error> {
+        self.value.take().ok_or_else(missing_value)
+    }
+
+    /// How many members are left unread.
+    #[inline(always)]
+    pub(super) fn left(&self) -> usize {
+        self.members.len()
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn missing_value() -> serde_json::Error {
+    serde::de::Error::custom("value is missing")
 }
 
 impl<'de> MapAccess<'de> for Members<'de> {
@@ -74,10 +102,7 @@ impl<'de> MapAccess<'de> for Members<'de> {
         &mut self,
         seed: T,
     ) -> Result<T::Value, Self::Error> {
-        match self.value.take() {
-            Some(value) => seed.deserialize(value),
-            None => Err(serde::de::Error::custom("value is missing")),
-        }
+        seed.deserialize(self.take_value()?)
     }
 
     fn size_hint(&self) -> Option<usize> {

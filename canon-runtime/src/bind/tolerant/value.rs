@@ -17,7 +17,7 @@ use std::cell::Cell;
 use serde_json::{Map, Number, Value};
 
 use super::keys::Seen;
-use super::{BindArgs, FieldSource};
+use super::{plain, BindArgs, FieldSource};
 use crate::schema::constraint::{hash_scalar, Assert, Num, Scalar};
 use crate::schema::plan::{Member, Name, Node, Plan};
 use crate::schema::types as ty;
@@ -486,11 +486,10 @@ impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
             // The generated code routes each value ([`ValueFields`]).
             let mut map = Routed {
                 look,
-                members: members.iter(),
-                next: None,
+                members: plain::Members::new(members),
             };
             let read = visitor.visit_map(&mut map);
-            if read.is_ok() && map.members.len() != 0 {
+            if read.is_ok() && map.members.left() != 0 {
                 return Err(declined());
             }
             return read;
@@ -629,9 +628,8 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
 /// its field to.
 struct Routed<'v, 'l, 'p> {
     look: &'l Look<'p>,
-    members: serde_json::map::Iter<'v>,
-    /// The value of the key last read.
-    next: Option<&'v Value>,
+    /// Its keys, read as a plain object's.
+    members: plain::Members<'v>,
 }
 
 impl<'v> serde::de::MapAccess<'v> for Routed<'v, '_, '_> {
@@ -642,12 +640,7 @@ impl<'v> serde::de::MapAccess<'v> for Routed<'v, '_, '_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Declined> {
-        let Some((key, value)) = self.members.next() else {
-            return Ok(None);
-        };
-        self.next = Some(value);
-        seed.deserialize(serde::de::value::BorrowedStrDeserializer::new(key))
-            .map(Some)
+        self.members.next_key_seed(seed)
     }
 
     #[inline]
@@ -655,9 +648,7 @@ impl<'v> serde::de::MapAccess<'v> for Routed<'v, '_, '_> {
         &mut self,
         seed: T,
     ) -> Result<T::Value, Declined> {
-        let Some(value) = self.next.take() else {
-            return Err(declined());
-        };
+        let value = self.members.take_value()?;
         match self.look.route.take() {
             Some(node) => seed.deserialize(Checked {
                 look: self.look,
@@ -671,6 +662,6 @@ impl<'v> serde::de::MapAccess<'v> for Routed<'v, '_, '_> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.members.len())
+        self.members.size_hint()
     }
 }

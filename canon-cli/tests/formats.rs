@@ -482,6 +482,59 @@ fn otlp_batches_pair_calls_with_definitions_that_come_later() {
     assert_eq!(alone[0].schema, Schema::Unknown);
 }
 
+/// One trace: the tool's own span (its arguments not captured, as
+/// `gen_ai.tool.call.arguments` is opt-in) and the chat span that asked
+/// for the call, with its arguments; `chat_first` orders them.
+fn told_twice(chat_first: bool) -> [Value; 2] {
+    let attribute = |key: &str, value: &str| json!({"key": key, "value": {"stringValue": value}});
+    let tools = json!([{"type": "function", "name": "search", "parameters":
+        {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}]);
+    let parts = json!([{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "call_1", "name": "search", "arguments": {"q": "x"}}]}]);
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let tool = json!({"traceId": trace, "spanId": "00f067aa0ba902b7", "name": "execute_tool search",
+        "attributes": [attribute("gen_ai.operation.name", "execute_tool"),
+            attribute("gen_ai.tool.name", "search"), attribute("gen_ai.tool.call.id", "call_1")]});
+    let chat = json!({"traceId": trace, "spanId": "00f067aa0ba902b8", "name": "chat gpt-4o",
+        "attributes": [attribute("gen_ai.operation.name", "chat"),
+            attribute("gen_ai.tool.definitions", &tools.to_string()),
+            attribute("gen_ai.output.messages", &parts.to_string())]});
+    match chat_first {
+        true => [chat, tool],
+        false => [tool, chat],
+    }
+}
+
+fn otlp_document(spans: &[Value]) -> String {
+    json!({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).to_string()
+}
+
+#[test]
+fn a_call_told_twice_is_read_from_the_copy_with_its_arguments() {
+    for chat_first in [true, false] {
+        // In one document, in either order.
+        let found = calls(Format::Otlp, &otlp_document(&told_twice(chat_first))).unwrap();
+        assert_eq!(found.len(), 1, "chat span first: {chat_first}");
+        assert_eq!(arguments(&found[0]), json!({"q": "x"}));
+        assert_eq!(bind(&found[0], Policy::DEFAULT), ("accepted", vec![]));
+
+        // In two documents, in either order: the call is read once with
+        // its arguments; a copy without them that came first is told as
+        // not captured.
+        let [first, second] = told_twice(chat_first);
+        let mut extractor = Extractor::new(Format::Otlp);
+        let mut found = extractor.record(1, &otlp_document(&[first])).unwrap();
+        found.extend(extractor.record(2, &otlp_document(&[second])).unwrap());
+        found.extend(extractor.finish());
+        let with_arguments: Vec<_> = found
+            .iter()
+            .filter(|l| l.call.arguments.is_some())
+            .collect();
+        assert_eq!(with_arguments.len(), 1, "chat span first: {chat_first}");
+        assert_eq!(found.len(), if chat_first { 1 } else { 2 });
+    }
+}
+
 #[test]
 fn a_trace_from_tempo() {
     // Grafana Tempo's trace by id: `batches` (v1) or `trace.resourceSpans`

@@ -131,40 +131,61 @@ impl State {
         // The call ids of spans without a trace id: one document is one
         // trace, so a repeated id in another document is another call.
         let mut seen_here: HashSet<u128> = HashSet::new();
-        for span in &spans {
-            for (call, id) in span_calls(span) {
-                if let Some(id) = id {
-                    let key = seen_key(&span.trace, &id);
-                    let new = if span.trace.is_empty() {
-                        seen_here.insert(key)
-                    } else {
-                        if self.seen.len() >= SEEN {
-                            self.seen.clear();
-                        }
-                        self.seen.insert(key)
-                    };
-                    if !new {
-                        continue;
+        let calls: Vec<(&Span, Call, Option<u128>)> = spans
+            .iter()
+            .flat_map(|span| {
+                span_calls(span).into_iter().map(move |(call, id)| {
+                    let key = id.map(|id| seen_key(&span.trace, &id));
+                    (span, call, key)
+                })
+            })
+            .collect();
+        // A call told twice (its tool span, its chat span) is read from the
+        // copy that captured its arguments, wherever that copy comes.
+        let captured: HashSet<u128> = calls
+            .iter()
+            .filter(|(_, call, _)| call.arguments.is_some())
+            .filter_map(|(_, _, key)| *key)
+            .collect();
+        for (span, call, key) in calls {
+            if let Some(key) = key {
+                let seen = if span.trace.is_empty() {
+                    &mut seen_here
+                } else {
+                    if self.seen.len() >= SEEN {
+                        self.seen.clear();
                     }
+                    &mut self.seen
+                };
+                // A copy without arguments is remembered apart, so that a
+                // copy with them, in a later document, is still read; and
+                // it is dropped once either copy was read.
+                let new = match call.arguments {
+                    Some(_) => seen.insert(key),
+                    None if captured.contains(&key) || seen.contains(&key) => false,
+                    None => seen.insert(key ^ UNCAPTURED),
+                };
+                if !new {
+                    continue;
                 }
-                let def = self
-                    .traces
-                    .get(&span.trace)
-                    .and_then(|defs| defs.get(&call.tool))
-                    .or_else(|| document_defs.get(&call.tool));
-                match def {
-                    Some(def) => found.push(Located {
-                        line,
-                        call: resolved(call, def),
-                    }),
-                    // A trace's definitions come together (one agent, one
-                    // set of tools): a trace that has some and not this
-                    // one will not bring it later.
-                    None if span.trace.is_empty() || self.traces.contains_key(&span.trace) => {
-                        found.push(Located { line, call })
-                    }
-                    None => found.extend(self.hold(line, span.trace.clone(), call)),
+            }
+            let def = self
+                .traces
+                .get(&span.trace)
+                .and_then(|defs| defs.get(&call.tool))
+                .or_else(|| document_defs.get(&call.tool));
+            match def {
+                Some(def) => found.push(Located {
+                    line,
+                    call: resolved(call, def),
+                }),
+                // A trace's definitions come together (one agent, one
+                // set of tools): a trace that has some and not this
+                // one will not bring it later.
+                None if span.trace.is_empty() || self.traces.contains_key(&span.trace) => {
+                    found.push(Located { line, call })
                 }
+                None => found.extend(self.hold(line, span.trace.clone(), call)),
             }
         }
         Ok(found)
@@ -282,6 +303,10 @@ fn def_size(name: &str, def: &Def) -> usize {
 
 /// A 128-bit hash of a call's trace id and call id, for telling a call
 /// seen twice without keeping either.
+/// Told apart from [`seen_key`] of the same call: the key of a copy of a
+/// call whose arguments were not captured.
+const UNCAPTURED: u128 = 1;
+
 fn seen_key(trace: &str, id: &str) -> u128 {
     let half = |seed: u8| {
         let mut hasher = DefaultHasher::new();

@@ -323,6 +323,29 @@ fn anthropic_logs() {
 }
 
 #[test]
+fn an_anthropic_stream_of_a_tool_without_input() {
+    // The one delta of a tool with no input is empty: the SDKs keep the
+    // block's `input`, and so does replay, streamed or not.
+    let tools = json!([{"name": "get_time", "input_schema": {"type": "object", "properties": {}}}]);
+    let block = json!({"type": "tool_use", "id": "toolu_1", "name": "get_time", "input": {}});
+    let streamed = json!({"request": {"model": "claude", "tools": tools}, "response": [
+        {"type": "message_start", "message": {"type": "message", "role": "assistant", "content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        {"type": "content_block_delta", "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": ""}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_stop"}]});
+    let whole = json!({"request": {"model": "claude", "tools": tools},
+        "response": {"type": "message", "role": "assistant", "content": [block]}});
+    for record in [streamed, whole] {
+        let found = calls(Format::Anthropic, &record.to_string()).unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(arguments(&found[0]), json!({}));
+        assert_eq!(bind(&found[0], Policy::STRICT), ("accepted", vec![]));
+    }
+}
+
+#[test]
 fn other_envelopes() {
     let weather =
         json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});

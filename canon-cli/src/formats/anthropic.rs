@@ -117,7 +117,9 @@ fn stream(events: &[Value], defs: &Defs) -> Vec<SharedCall> {
             let tool = name_of(p.block);
             SharedCall {
                 schema: schema_of(defs, &tool),
-                arguments: if p.deltas {
+                // A tool with no input streams one empty delta; the SDKs
+                // then keep the block's own `input` (`{}`).
+                arguments: if p.deltas && !p.json.trim().is_empty() {
                     Some(json_string(&p.json))
                 } else {
                     arguments_text(p.block.get("input"))

@@ -90,9 +90,11 @@ impl Tools {
                     _ => return Err("the tools file holds neither an array nor an object".into()),
                 };
                 for (i, entry) in entries.iter().enumerate() {
-                    let (name, schema) = tool_entry(entry)
-                        .ok_or_else(|| format!("tool #{} has no name and schema", i + 1))?;
-                    tools.schemas.insert(name, schema);
+                    match tool_entry(entry) {
+                        Some((name, schema)) => _ = tools.schemas.insert(name, schema),
+                        None if provider_tool(entry) => {}
+                        None => return Err(format!("tool #{} has no name and schema", i + 1)),
+                    }
                 }
             }
             Err(_) => {
@@ -102,9 +104,11 @@ impl Tools {
                     }
                     let entry: Value = serde_json::from_str(line)
                         .map_err(|e| format!("line {}: not JSON ({e})", i + 1))?;
-                    let (name, schema) = tool_entry(&entry)
-                        .ok_or_else(|| format!("line {}: no tool name and schema", i + 1))?;
-                    tools.schemas.insert(name, schema);
+                    match tool_entry(&entry) {
+                        Some((name, schema)) => _ = tools.schemas.insert(name, schema),
+                        None if provider_tool(&entry) => {}
+                        None => return Err(format!("line {}: no tool name and schema", i + 1)),
+                    }
                 }
             }
         }
@@ -132,6 +136,17 @@ fn tool_list(obj: &Map<String, Value>) -> Option<&Vec<Value>> {
     obj.get("tools")
         .or_else(|| obj.get("result").and_then(|r| r.get("tools")))
         .and_then(Value::as_array)
+}
+
+/// A tool the provider defines and runs or declares itself, without an
+/// input schema (Anthropic's `web_search_20250305`, OpenAI's
+/// `web_search`, a free-form `custom` tool): its calls have no schema to
+/// replay against, so a tools file may list it among the others.
+fn provider_tool(entry: &Value) -> bool {
+    entry
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|kind| kind != "function")
 }
 
 /// The name and input schema of one tool, in any of the forms providers

@@ -138,6 +138,12 @@ fn every_tools_file_form_is_read() {
         json!([{"name": "tag", "description": "d", "input_schema": schema}]),
         json!({"tools": [{"name": "tag", "inputSchema": schema}]}),
         json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "tag", "inputSchema": schema}]}}),
+        // Beside the provider's own tools, which have no schema.
+        json!([{"name": "tag", "input_schema": schema},
+            {"type": "web_search_20250305", "name": "web_search", "max_uses": 5},
+            {"type": "bash_20250124", "name": "bash"}]),
+        json!([{"type": "function", "name": "tag", "parameters": schema}, {"type": "web_search"},
+            {"type": "custom", "name": "sql", "description": "free-form"}]),
     ];
     let mut texts: Vec<String> = forms.iter().map(Value::to_string).collect();
     // One tool per line.
@@ -158,6 +164,14 @@ fn every_tools_file_form_is_read() {
     assert_eq!(
         Tools::parse(r#"[{"name": "x"}]"#).unwrap_err(),
         "tool #1 has no name and schema"
+    );
+    assert_eq!(
+        Tools::parse(r#"[{"type": "function", "function": {"name": "x"}}]"#).unwrap_err(),
+        "tool #1 has no name and schema"
+    );
+    assert_eq!(
+        Tools::parse(r#"[{"type": "web_search"}]"#).unwrap().len(),
+        0
     );
     assert_eq!(
         Tools::parse("{\"name\": \"a\", \"schema\": {}}\nnope\n")

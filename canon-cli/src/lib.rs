@@ -1084,19 +1084,27 @@ impl Replay {
             _ => false,
         };
         if empty {
-            // A strict binder refuses them; canon reads them as `{}`, as
-            // its toolbox does, unless the policy is strict.
-            let mut nothing = Value::Object(Map::new());
-            let read = match self.policy {
-                Policy::STRICT => canon.canonicalize(&mut Value::Null),
-                _ => canon.canonicalize(&mut nothing),
+            let blank = matches!(&arguments, Value::String(text) if text.trim().is_empty());
+            // `null` where the schema takes it: a strict binder accepts it.
+            if !blank && canon.is_valid(&Value::Null) {
+                return outcome;
+            }
+            // Otherwise a strict binder refuses them; canon reads them as
+            // `{}`, as its toolbox does, unless the policy is strict.
+            let read = match (self.policy, &arguments) {
+                (Policy::STRICT, Value::String(text)) if blank => canon.parse(text).map(|_| None),
+                (Policy::STRICT, _) => canon.canonicalize(&mut Value::Null).map(|_| None),
+                _ => canon.canonicalize(&mut Value::Object(Map::new())).map(Some),
             };
             match read {
-                Ok(mut repairs) => {
+                Ok(Some(mut repairs)) => {
                     repairs.insert(0, Repair::new("", RepairRule::EmptyArguments));
                     outcome.outcome = "repaired";
                     outcome.repairs = repairs;
                 }
+                // Not reached: blank text is not JSON, and `null` was
+                // found invalid above.
+                Ok(None) => {}
                 Err(error) => {
                     outcome.outcome = "rejected";
                     outcome.violations = error.violations().to_vec();

@@ -236,6 +236,68 @@ fn malformed_lines_are_reported_by_number_and_skipped() {
     assert_eq!(report.repairs_by_rule["empty_arguments"], 1);
 }
 
+#[test]
+fn empty_arguments_are_repaired_only_where_a_strict_binder_refuses_them() {
+    let line = |schema: &str, arguments: &str| {
+        format!("{{\"tool\": \"t\", \"schema\": {schema}, \"arguments\": {arguments}}}\n")
+    };
+    let object = r#"{"type": "object"}"#;
+    let input = [
+        line(object, "null"),
+        line(object, r#""""#),
+        line(object, r#"" null ""#),
+        // Schemas that take `null` as it came.
+        line("{}", "null"),
+        line(r#"{"type": ["object", "null"]}"#, "null"),
+        line("{}", r#""null""#),
+        // Blank text is not JSON, whatever the schema takes.
+        line("{}", r#""  ""#),
+    ]
+    .concat();
+    let outcomes = |policy: Policy| {
+        let mut seen = Vec::new();
+        Replay::new(policy, Tools::default())
+            .run(
+                input.as_bytes(),
+                |_| {},
+                |o| {
+                    let rules: Vec<String> = o.repairs.iter().map(|r| r.rule.to_string()).collect();
+                    seen.push((o.outcome, rules.join(",")));
+                    Ok(())
+                },
+            )
+            .unwrap();
+        seen
+    };
+    let repaired = ("repaired", "empty_arguments".to_owned());
+    let accepted = ("accepted", String::new());
+    let rejected = ("rejected", String::new());
+    assert_eq!(
+        outcomes(Policy::DEFAULT),
+        [
+            repaired.clone(),
+            repaired.clone(),
+            repaired.clone(),
+            accepted.clone(),
+            accepted.clone(),
+            accepted.clone(),
+            repaired
+        ]
+    );
+    assert_eq!(
+        outcomes(Policy::STRICT),
+        [
+            rejected.clone(),
+            rejected.clone(),
+            rejected.clone(),
+            accepted.clone(),
+            accepted.clone(),
+            accepted,
+            rejected
+        ]
+    );
+}
+
 fn canon(args: &[&str]) -> (String, String, bool) {
     let output = Command::new(env!("CARGO_BIN_EXE_canon"))
         .args(args)

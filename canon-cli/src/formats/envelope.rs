@@ -112,15 +112,37 @@ fn unwrap(body: &Value, depth: u32) -> Value {
 
 /// The JSON events of a server-sent-events text (`data: {…}` lines; the
 /// `[DONE]` sentinel and `event:` lines are dropped); `None` when it holds
-/// none.
+/// none. An event's `data` may span lines, joined by newlines as the
+/// standard says; a log that dropped the blank lines between events still
+/// reads, each line as an event.
 fn sse_events(text: &str) -> Option<Vec<Value>> {
-    let events: Vec<Value> = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(str::trim)
-        .filter(|data| !data.is_empty() && *data != "[DONE]")
-        .filter_map(|data| serde_json::from_str(data).ok())
-        .collect();
+    fn event(lines: &[&str], events: &mut Vec<Value>) {
+        let parse = |data: &str| {
+            let data = data.trim();
+            match data {
+                "" | "[DONE]" => Some(None),
+                _ => serde_json::from_str::<Value>(data).ok().map(Some),
+            }
+        };
+        match parse(&lines.join("\n")) {
+            Some(value) => events.extend(value),
+            None if lines.len() > 1 => {
+                events.extend(lines.iter().filter_map(|l| parse(l)).flatten())
+            }
+            None => {}
+        }
+    }
+    let mut events = Vec::new();
+    let mut lines: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            event(&lines, &mut events);
+            lines.clear();
+        } else if let Some(data) = line.strip_prefix("data:") {
+            lines.push(data.strip_prefix(' ').unwrap_or(data));
+        }
+    }
+    event(&lines, &mut events);
     (!events.is_empty()).then_some(events)
 }
 
@@ -191,4 +213,34 @@ pub(super) fn sniff_request(request: &Value) -> Option<Format> {
             None
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::sse_events;
+
+    #[test]
+    fn server_sent_events() {
+        // One event per `data` line, the sentinel and other fields dropped.
+        let text = "event: a\ndata: {\"n\": 1}\n\nevent: b\ndata:{\"n\": 2}\n\ndata: [DONE]\n\n";
+        assert_eq!(
+            sse_events(text),
+            Some(vec![json!({"n": 1}), json!({"n": 2})])
+        );
+        // An event's data over several lines, joined by newlines.
+        let text = "data: {\"n\":\ndata: 3}\n\r\ndata: {\"n\": 4}\r\n";
+        assert_eq!(
+            sse_events(text),
+            Some(vec![json!({"n": 3}), json!({"n": 4})])
+        );
+        // A log that dropped the blank lines: each line an event.
+        let text = "data: {\"n\": 5}\ndata: {\"n\": 6}\ndata: [DONE]\n";
+        assert_eq!(
+            sse_events(text),
+            Some(vec![json!({"n": 5}), json!({"n": 6})])
+        );
+        assert_eq!(sse_events("event: ping\n\ndata: not json\n"), None);
+    }
 }

@@ -594,6 +594,12 @@ pub(crate) struct Assert {
 }
 
 impl Assert {
+    /// True when a value here is left to `jsonschema` whatever it is.
+    #[cfg(test)]
+    pub(crate) fn is_unsure(&self) -> bool {
+        self.alternatives.iter().any(|r| r.unsure)
+    }
+
     /// The assertions of `alternatives`, beside schema objects admitting
     /// `free` that assert nothing.
     pub(crate) fn new(free: u8, alternatives: Vec<Arc<Rules>>) -> Assert {

@@ -760,19 +760,38 @@ impl<'s> Compiler<'s> {
         if let Some(Value::String(reference)) = obj.get("$ref") {
             members.push(self.reference(reference));
         }
+        let mut one_of = Vec::new();
         for key in ["anyOf", "oneOf", "allOf"] {
             if let Some(Value::Array(branches)) = obj.get(key) {
                 for branch in branches {
-                    members.push(self.schema(branch, depth + 1));
+                    let id = self.schema(branch, depth + 1);
+                    members.push(id);
+                    if key == "oneOf" {
+                        one_of.push(id);
+                    }
                 }
             }
         }
-        // In `allOf`, or a `$ref` beside other keywords, every member
-        // applies: the plan merges members as alternatives, which would let
-        // one member's silence vouch for another's assertion.
-        let conjunctive =
-            obj.contains_key("allOf") || (obj.contains_key("$ref") && members.len() > 1);
-        if self.guard && conjunctive && members.iter().any(|&m| self.asserts(m)) {
+        // In `allOf`, a `$ref` beside other keywords, or a union beside
+        // the object's own keywords or another union, every member applies:
+        // the plan merges members as alternatives, which would let one
+        // member's silence vouch for another's assertion. A schema not
+        // derived from the target type may also require names there that
+        // the type does not.
+        let unions = ["anyOf", "oneOf"]
+            .iter()
+            .filter(|k| obj.contains_key(**k))
+            .count();
+        let conjunctive = obj.contains_key("allOf")
+            || (obj.contains_key("$ref") && members.len() > 1)
+            || (unions > 0 && (typed || structural))
+            || unions > 1;
+        let asserting = |c: &Self, m: usize| c.asserts(m) || (!c.derived && c.requires(m));
+        // `oneOf` admits a value that exactly one branch does: unless no
+        // value can match two branches, a union of them says too much.
+        let ambiguous = one_of.len() > 1 && !self.exclusive(&one_of);
+        if self.guard && (ambiguous || (conjunctive && members.iter().any(|&m| asserting(self, m))))
+        {
             members.push(self.push(Raw::Shape(Shape {
                 accepts_string: true,
                 types: ty::ALL,
@@ -798,6 +817,86 @@ impl<'s> Compiler<'s> {
                 }
                 Raw::Group(_) => false,
             })
+    }
+
+    /// True when a shape reachable from `id` requires a name.
+    fn requires(&self, id: usize) -> bool {
+        shapes_of(&self.raws, id)
+            .into_iter()
+            .any(|s| matches!(&self.raws[s], Raw::Shape(shape) if !shape.required.is_empty()))
+    }
+
+    /// True when no value can match two of `branches`, as far as their
+    /// types, closed objects' names and tags tell.
+    fn exclusive(&self, branches: &[usize]) -> bool {
+        let shapes: Vec<Vec<&Shape>> = branches
+            .iter()
+            .map(|&b| {
+                shapes_of(&self.raws, b)
+                    .into_iter()
+                    .filter_map(|s| match &self.raws[s] {
+                        Raw::Shape(shape) => Some(shape),
+                        Raw::Group(_) => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        // A branch still being compiled (a reference to itself) is not
+        // known yet.
+        if shapes.iter().any(Vec::is_empty) {
+            return false;
+        }
+        shapes.iter().enumerate().all(|(i, these)| {
+            shapes[i + 1..]
+                .iter()
+                .all(|those| these.iter().all(|a| those.iter().all(|b| self.apart(a, b))))
+        })
+    }
+
+    /// True when no value matches both `a` and `b`: they admit no type in
+    /// common, are two different strings, or are objects that one's closed
+    /// names or a tag of different values tell apart.
+    fn apart(&self, a: &Shape, b: &Shape) -> bool {
+        match a.types & b.types {
+            0 => true,
+            ty::STRING => matches!((&a.constant, &b.constant), (Some(x), Some(y)) if x != y),
+            ty::OBJECT => {
+                // A name one requires that the other, closed, refuses.
+                let refuses = |closed: &Shape, other: &Shape| {
+                    closed.closed
+                        && other
+                            .required
+                            .iter()
+                            .any(|name| !closed.properties.iter().any(|(p, _)| p == name))
+                };
+                let tagged = a.required.iter().any(|name| {
+                    b.required.contains(name)
+                        && match (self.tag(a, name), self.tag(b, name)) {
+                            (Some(x), Some(y)) => x.is_disjoint(&y),
+                            _ => false,
+                        }
+                });
+                refuses(a, b) || refuses(b, a) || tagged
+            }
+            _ => false,
+        }
+    }
+
+    /// The strings property `name` of `shape` may be, when each of its
+    /// schemas admits only one.
+    fn tag(&self, shape: &Shape, name: &str) -> Option<BTreeSet<&str>> {
+        let (_, id) = shape.properties.iter().find(|(p, _)| p == name)?;
+        let shapes = shapes_of(&self.raws, *id);
+        if shapes.is_empty() {
+            return None;
+        }
+        shapes
+            .into_iter()
+            .map(|s| match &self.raws[s] {
+                Raw::Shape(shape) if shape.types == ty::STRING => shape.constant.as_deref(),
+                _ => None,
+            })
+            .collect()
     }
 
     fn reference(&mut self, reference: &'s str) -> usize {
@@ -1412,6 +1511,117 @@ mod tests {
             "additionalProperties": false
         });
         assert_eq!(typed(refs), Some(2));
+    }
+
+    /// True when some position of the binding plan of `schema` is left
+    /// to `jsonschema` whatever its value.
+    fn unsure(schema: &serde_json::Value, derived: bool) -> bool {
+        let plan = Plan::binding(schema, derived);
+        plan.nodes
+            .iter()
+            .any(|n| n.assert.as_ref().is_some_and(|a| a.is_unsure()))
+    }
+
+    #[test]
+    fn a_one_of_whose_branches_can_overlap_is_left_to_jsonschema() {
+        use schemars::JsonSchema;
+        #[derive(JsonSchema)]
+        #[allow(dead_code)]
+        enum External {
+            /// A unit variant with docs is a `const`.
+            A,
+            B,
+            C {
+                x: u32,
+            },
+            D(String),
+        }
+        #[derive(JsonSchema)]
+        #[serde(tag = "kind")]
+        #[allow(dead_code)]
+        enum Internal {
+            A { x: u32 },
+            B { y: String },
+        }
+        #[derive(JsonSchema)]
+        #[serde(tag = "t", content = "c")]
+        #[allow(dead_code)]
+        enum Adjacent {
+            A(u32),
+            B(String),
+        }
+        #[derive(JsonSchema)]
+        #[allow(dead_code)]
+        struct Flattened {
+            id: String,
+            #[serde(flatten)]
+            kind: External,
+        }
+        let schema = |s: schemars::Schema| serde_json::to_value(s).unwrap();
+        // What schemars derives for enums: branches no value matches two
+        // of, bound in the single pass.
+        for derived in [
+            schema(schemars::schema_for!(External)),
+            schema(schemars::schema_for!(Internal)),
+            schema(schemars::schema_for!(Adjacent)),
+        ] {
+            assert!(derived.to_string().contains("oneOf"), "{derived}");
+            assert!(!unsure(&derived, true), "{derived}");
+        }
+        // A flattened enum's branches are open objects: `{"C": …, "D": …}`
+        // matches two.
+        assert!(unsure(&schema(schemars::schema_for!(Flattened)), true));
+        for (one_of, overlap) in [
+            (json!([{"type": "integer"}, {"type": "number"}]), true),
+            (json!([{"type": "integer"}, {"type": "string"}]), false),
+            (json!([{"const": "a"}, {"const": "a"}]), true),
+            (
+                json!([{"type": "string", "enum": ["a"]}, {"const": "b"}]),
+                false,
+            ),
+            (
+                json!([{"type": "object", "required": ["a"]}, {"type": "object", "required": ["b"]}]),
+                true,
+            ),
+            (
+                json!([{"type": "object", "properties": {"a": {}}, "required": ["a"], "additionalProperties": false},
+                    {"type": "object", "required": ["b"]}]),
+                false,
+            ),
+            (json!([{"$ref": "#"}, {"type": "string"}]), true),
+        ] {
+            let schema = json!({"type": "object", "properties": {"m": {"oneOf": one_of}}});
+            assert_eq!(unsure(&schema, true), overlap, "{schema}");
+        }
+    }
+
+    #[test]
+    fn a_union_beside_other_keywords_is_left_to_jsonschema_where_they_assert() {
+        for (m, sure) in [
+            // The object's own bound next to a branch that asserts nothing.
+            (
+                json!({"type": "string", "maxLength": 3, "anyOf": [{"type": "string"}, {"type": "integer"}]}),
+                false,
+            ),
+            (
+                json!({"anyOf": [{"type": "string"}], "oneOf": [{"maxLength": 3}]}),
+                false,
+            ),
+            // Names a union requires beside the object's own properties.
+            (
+                json!({"type": "object", "properties": {"a": {}, "b": {}},
+                    "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}),
+                false,
+            ),
+            // Unions that stand alone are alternatives, as the plan reads them.
+            (
+                json!({"description": "d", "anyOf": [{"type": "string", "maxLength": 3}, {"type": "integer"}]}),
+                true,
+            ),
+        ] {
+            let schema = json!({"type": "object", "properties": {"m": m}});
+            assert_eq!(unsure(&schema, false), !sure, "{schema}");
+        }
     }
 
     /// The node of member `m` in a binding plan of `{m: union}`.

@@ -1093,6 +1093,11 @@ fn constraint(kind: &ValidationErrorKind) -> Option<String> {
         K::MinProperties { limit } => format!("an object with at least {limit} properties"),
         K::MaxProperties { limit } => format!("an object with at most {limit} properties"),
         K::FalseSchema => NOTHING.to_owned(),
+        K::OneOfMultipleValid { .. } => {
+            "a value that matches exactly one of the alternatives listed here (`oneOf`), \
+             not several"
+                .to_owned()
+        }
         _ => return None,
     })
 }

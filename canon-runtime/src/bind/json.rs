@@ -233,6 +233,16 @@ pub(crate) fn parse(text: &str) -> Result<(Value, Vec<String>), serde_json::Erro
 /// failing where arrays and objects open more than `max_depth`
 /// at once (a failure [`read`] then tells by scanning the text: for text
 /// that reads, the depth of its values is the depth the scan counts).
+/// The value `text` holds, read exactly: `None` when it is not JSON, nests
+/// past `max_depth`, or gives a member twice (which a `Value` would hide,
+/// keeping the last).
+pub(crate) fn exact(text: &str, max_depth: usize) -> Option<Value> {
+    match parse_within(text, max_depth) {
+        Ok((value, duplicates)) if duplicates.is_empty() => Some(value),
+        _ => None,
+    }
+}
+
 fn parse_within(text: &str, max_depth: usize) -> Result<(Value, Vec<String>), serde_json::Error> {
     let duplicates = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_str(text);

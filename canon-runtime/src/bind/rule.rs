@@ -66,7 +66,9 @@ fn json_text(s: &str, allowed: u8) -> Option<Value> {
     if allowed & wanted == 0 {
         return None;
     }
-    serde_json::from_str::<Value>(s).ok()
+    // Read exactly, as the call's own text is: a member given twice is not
+    // quietly the last one. As deep as serde_json reads.
+    crate::bind::json::exact(s, 128)
 }
 
 /// The number `s` is exactly the text of (no whitespace, no sign other than
@@ -275,6 +277,8 @@ mod tests {
             Some(serde_json::json!({"a": 1}))
         );
         assert_eq!(json_text("['a', 'b']", TEXT_ARRAY), None);
+        assert_eq!(json_text("{\"a\": 1, \"a\": 2}", TEXT_OBJECT), None);
+        assert_eq!(json_text("[{\"b\": [], \"b\": []}]", TEXT_ARRAY), None);
         assert_eq!(json_text("[1, 2", TEXT_ARRAY), None);
         assert_eq!(json_text("5", TEXT_ARRAY | TEXT_OBJECT), None);
     }

@@ -671,6 +671,10 @@ enum Raw {
     Group(Vec<usize>),
 }
 
+/// How deep [`Compiler::disjoint`] looks into groups whose members all
+/// apply.
+const MAX_CONJUNCTS: usize = 8;
+
 struct Compiler<'s> {
     root: &'s Value,
     raws: Vec<Raw>,
@@ -682,6 +686,9 @@ struct Compiler<'s> {
     open: Option<usize>,
     /// The schema was derived from the target type (binding plans).
     derived: bool,
+    /// Groups whose members all apply (`allOf`, `$ref` beside other
+    /// keywords): what matches the group matches each member.
+    conjuncts: HashMap<usize, Vec<usize>>,
 }
 
 impl<'s> Compiler<'s> {
@@ -693,6 +700,7 @@ impl<'s> Compiler<'s> {
             guard,
             open: None,
             derived: false,
+            conjuncts: HashMap::new(),
         }
     }
 
@@ -800,10 +808,13 @@ impl<'s> Compiler<'s> {
             })));
         }
         if members.len() == 1 {
-            members[0]
-        } else {
-            self.push(Raw::Group(members))
+            return members[0];
         }
+        let id = self.push(Raw::Group(members.clone()));
+        if conjunctive && unions == 0 {
+            self.conjuncts.insert(id, members);
+        }
+        id
     }
 
     /// True when a shape reachable from `id` asserts more than types or is
@@ -827,30 +838,42 @@ impl<'s> Compiler<'s> {
     }
 
     /// True when no value can match two of `branches`, as far as their
-    /// types, closed objects' names and tags tell.
+    /// types, closed objects' names and tags tell. A branch still being
+    /// compiled (a reference to itself) has no shapes yet, and is apart
+    /// from nothing.
     fn exclusive(&self, branches: &[usize]) -> bool {
-        let shapes: Vec<Vec<&Shape>> = branches
-            .iter()
-            .map(|&b| {
-                shapes_of(&self.raws, b)
-                    .into_iter()
-                    .filter_map(|s| match &self.raws[s] {
-                        Raw::Shape(shape) => Some(shape),
-                        Raw::Group(_) => None,
-                    })
-                    .collect()
-            })
-            .collect();
-        // A branch still being compiled (a reference to itself) is not
-        // known yet.
-        if shapes.iter().any(Vec::is_empty) {
-            return false;
-        }
-        shapes.iter().enumerate().all(|(i, these)| {
-            shapes[i + 1..]
+        branches.iter().enumerate().all(|(i, &x)| {
+            branches[i + 1..]
                 .iter()
-                .all(|those| these.iter().all(|a| those.iter().all(|b| self.apart(a, b))))
+                .all(|&y| self.disjoint(x, y, MAX_CONJUNCTS))
         })
+    }
+
+    /// True when no value matches both raw nodes `x` and `y`: one of the
+    /// members of a group that all apply is apart from the other, or every
+    /// schema object of one is apart from every one of the other. `depth`
+    /// bounds the groups looked into.
+    fn disjoint(&self, x: usize, y: usize, depth: usize) -> bool {
+        if depth > 0 {
+            for (one, other) in [(x, y), (y, x)] {
+                if let Some(members) = self.conjuncts.get(&one) {
+                    if members.iter().any(|&m| self.disjoint(m, other, depth - 1)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        let shapes = |id: usize| -> Vec<&Shape> {
+            shapes_of(&self.raws, id)
+                .into_iter()
+                .filter_map(|s| match &self.raws[s] {
+                    Raw::Shape(shape) => Some(shape),
+                    Raw::Group(_) => None,
+                })
+                .collect()
+        };
+        let (xs, ys) = (shapes(x), shapes(y));
+        !xs.is_empty() && !ys.is_empty() && xs.iter().all(|a| ys.iter().all(|b| self.apart(a, b)))
     }
 
     /// True when no value matches both `a` and `b`: they admit no type in
@@ -1537,11 +1560,23 @@ mod tests {
             D(String),
         }
         #[derive(JsonSchema)]
+        #[allow(dead_code)]
+        struct Inner {
+            a: u32,
+        }
+        #[derive(JsonSchema)]
         #[serde(tag = "kind")]
         #[allow(dead_code)]
         enum Internal {
-            A { x: u32 },
-            B { y: String },
+            A {
+                x: u32,
+            },
+            B {
+                y: String,
+            },
+            /// A struct's own schema beside the tag.
+            C(Inner),
+            D,
         }
         #[derive(JsonSchema)]
         #[serde(tag = "t", content = "c")]
@@ -1549,6 +1584,8 @@ mod tests {
         enum Adjacent {
             A(u32),
             B(String),
+            C(Inner),
+            D,
         }
         #[derive(JsonSchema)]
         #[allow(dead_code)]

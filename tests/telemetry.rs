@@ -355,3 +355,57 @@ async fn what_a_sync_tool_emits_is_inside_its_call_span() {
         "{log:?}"
     );
 }
+
+#[test]
+fn pointers_in_events_are_short_and_on_one_line_whatever_the_keys() {
+    let long = format!("x\nlevel=ERROR forged\u{2028}{}", "k".repeat(100_000));
+    let groups = json!({long.clone(): "v"});
+    let call = json!({
+        "names": [], "set": [], "ordered": [], "langs": [], "filter": {"labels": []},
+        "filters": [], "groups": groups, "query": {"text": "t", "fields": []},
+        "either": ["x"], "count": 1
+    });
+    let mut unknown = serde_json::Map::new();
+    for i in 0..20 {
+        unknown.insert(format!("{i}\n{}", "u".repeat(50_000)), json!(1));
+    }
+    let events = capture(|| {
+        assert_eq!(Survey.bind(&call).unwrap().repairs.len(), 1);
+        let _ = SearchCode.bind(&serde_json::Value::Object(unknown));
+    });
+    let [repair, reject] = &events[..] else {
+        panic!("{events:?}")
+    };
+    let pointer = &repair.fields["pointer"];
+    assert!(
+        pointer.starts_with("/groups/x\\nlevel=ERROR forged\\u{2028}kkk"),
+        "{pointer}"
+    );
+    assert!(pointer.chars().count() <= canon::toolbox::POINTER_CHARS);
+    let pointers = &reject.fields["pointers"];
+    assert!(pointers.len() < 20 * 80, "{} bytes", pointers.len());
+    assert!(!pointers.contains('\n') && !pointer.contains('\n'));
+}
+
+#[tokio::test]
+async fn empty_arguments_of_a_refused_call_report_no_repair() {
+    let mut toolbox = canon::Toolbox::new();
+    toolbox.add(SearchCode).unwrap();
+    let capture = Capture::default();
+    let subscriber = Registry::default().with(capture.clone());
+    let _guard = tracing::subscriber::set_default(subscriber);
+    tracing::callsite::rebuild_interest_cache();
+    // `search_code` requires its parameters: `{}` is refused.
+    let result = toolbox
+        .call(canon::ToolCall::new("1", "search_code", ""))
+        .await;
+    assert!(matches!(result.outcome, canon::ToolOutcome::Rejected(_)));
+    let targets: Vec<String> = capture
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|e| e.target.clone())
+        .collect();
+    assert_eq!(targets, ["canon::reject"]);
+}

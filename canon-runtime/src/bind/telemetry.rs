@@ -57,7 +57,7 @@ pub(crate) fn repair(tool: &str, repair: &Repair) {
     tracing::info!(
         target: "canon::repair",
         tool = %tool,
-        pointer = %repair.pointer,
+        pointer = %crate::feedback::short_pointer(&repair.pointer),
         rule = repair.rule.as_str(),
         "repaired a tool call",
     );
@@ -69,7 +69,11 @@ pub(crate) fn reject(error: BindError) -> BindError {
     tracing::warn!(
         target: "canon::reject",
         tool = %error.tool(),
-        pointers = ?error.pointers(),
+        pointers = ?error
+            .pointers()
+            .into_iter()
+            .map(crate::feedback::short_pointer)
+            .collect::<Vec<_>>(),
         violations = error.violations().len(),
         "rejected a tool call",
     );

@@ -112,26 +112,26 @@ pub(crate) fn repair_note(repairs: &[Repair]) -> String {
         parts.push(match repair.rule {
             RepairRule::ScalarToArray => format!(
                 "{} was sent as a string and read as a one-element array; send an array",
-                repair.pointer
+                super::short_pointer(&repair.pointer)
             ),
             RepairRule::EmptyArguments => {
                 "the arguments were empty and read as {}; send an object".to_owned()
             }
             RepairRule::JsonText => format!(
                 "{} was sent as the text of JSON and parsed; send the value itself",
-                repair.pointer
+                super::short_pointer(&repair.pointer)
             ),
             RepairRule::NumberText => format!(
                 "{} was sent as a string and read as a number; send a number",
-                repair.pointer
+                super::short_pointer(&repair.pointer)
             ),
             RepairRule::BoolText => format!(
                 "{} was sent as a string and read as a boolean; send true or false",
-                repair.pointer
+                super::short_pointer(&repair.pointer)
             ),
             RepairRule::NullAsAbsent => format!(
                 "{} was sent as null and left out; omit it instead",
-                repair.pointer
+                super::short_pointer(&repair.pointer)
             ),
         });
     }

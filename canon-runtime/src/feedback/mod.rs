@@ -134,6 +134,10 @@ impl Received {
 /// to four bytes.
 pub(crate) const PREVIEW_BYTES: usize = (PREVIEW_CHARS + 1) * 4;
 
+/// The most characters of a JSON Pointer a model is shown
+/// ([`Violation::location`]).
+pub const POINTER_CHARS: usize = 4 * PREVIEW_CHARS;
+
 #[cfg(test)]
 thread_local! {
     /// The work of previews on this thread (tests only): bytes of JSON
@@ -359,20 +363,53 @@ impl Violation {
 
 /// `pointer` as a model is shown it: each reference token at most
 /// [`PREVIEW_CHARS`] characters, control characters and separators
-/// escaped. Costs the length of what is shown, not of the keys.
+/// escaped, and at most [`POINTER_CHARS`] characters in all (its first key,
+/// `…`, and as many of its last keys as fit). Costs the length of what is
+/// shown and of the keys it passes over, no more.
 pub(crate) fn short_pointer(pointer: &str) -> Cow<'_, str> {
     let plain = |token: &str| token.len() <= PREVIEW_CHARS && !token.chars().any(hidden);
-    if pointer.split('/').all(plain) {
+    if pointer.len() <= POINTER_CHARS && pointer.split('/').all(plain) {
         return Cow::Borrowed(pointer);
     }
     let mut out = String::new();
+    let mut used = 0;
     for (i, token) in pointer.split('/').enumerate() {
+        let token = short(token, PREVIEW_CHARS);
+        used += usize::from(i > 0) + token.chars().count();
+        if used > POINTER_CHARS {
+            return Cow::Owned(cut_pointer(pointer));
+        }
         if i > 0 {
             out.push('/');
         }
-        out.push_str(&short(token, PREVIEW_CHARS));
+        out.push_str(&token);
     }
     Cow::Owned(out)
+}
+
+/// A pointer longer than [`POINTER_CHARS`] shown: `/first/…/` and the last
+/// keys that fit, each shortened as [`short_pointer`] does.
+fn cut_pointer(pointer: &str) -> String {
+    let rest = pointer.strip_prefix('/').unwrap_or(pointer);
+    let (first, rest) = rest.split_once('/').unwrap_or((rest, ""));
+    let head = format!("/{}/…", short(first, PREVIEW_CHARS));
+    let mut room = POINTER_CHARS.saturating_sub(head.chars().count());
+    let mut tail = Vec::new();
+    for token in rest.rsplit('/') {
+        let token = short(token, PREVIEW_CHARS);
+        let n = 1 + token.chars().count();
+        if n > room {
+            break;
+        }
+        room -= n;
+        tail.push(token);
+    }
+    let mut out = head;
+    for token in tail.iter().rev() {
+        out.push('/');
+        out.push_str(token);
+    }
+    out
 }
 
 /// `text` as one line of at most `max` characters: control characters and
@@ -420,7 +457,24 @@ pub(crate) fn visible(text: String) -> String {
 /// True for a character that would break the line where a model reads it,
 /// or hide there: control characters and the line and paragraph separators.
 fn hidden(c: char) -> bool {
-    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+    c.is_control()
+        || matches!(
+            c,
+            // Line and paragraph separators.
+            '\u{2028}' | '\u{2029}'
+            // Characters that draw nothing or reorder what follows: soft
+            // hyphen, Arabic letter mark, Mongolian vowel separator, zero
+            // widths and directional marks, embeddings and overrides,
+            // invisible operators, isolates, byte order mark.
+            | '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{feff}'
+        )
 }
 
 /// The escape model-facing text shows for `c` (`\n`, `\u{2028}`), or

@@ -15,7 +15,9 @@ pub(crate) mod tool;
 
 pub use crate::bind::canonical::{CanonicalizerOptions, SchemaError};
 pub use crate::bind::policy::UnknownRule;
-pub use crate::feedback::{CallError, JsonType, Received, ViolationKind, PREVIEW_CHARS};
+pub use crate::feedback::{
+    CallError, JsonType, Received, ViolationKind, POINTER_CHARS, PREVIEW_CHARS,
+};
 pub use crate::schema::plan::Plan;
 pub use context::{CallContext, ContextError};
 pub use spec::ToolSpec;
@@ -922,12 +924,21 @@ impl Toolbox {
             Err(panic) => panicked(&*panic),
         };
         if let ToolOutcome::Rejected(error) = outcome {
-            outcome = ToolOutcome::Rejected(error.with_limits(&self.limits));
+            // The tool's own bounds on feedback hold too: the smaller apply.
+            let own = tool.spec().limits();
+            let limits = Limits {
+                max_listed: self.limits.max_listed.min(own.max_listed),
+                max_feedback_bytes: self.limits.max_feedback_bytes.min(own.max_feedback_bytes),
+                ..self.limits
+            };
+            outcome = ToolOutcome::Rejected(error.with_limits(&limits));
         }
         if empty {
+            // Recorded where the arguments were read as `{}` and bound: a
+            // call refused, failed or timed out reports no repair.
             let repair = Repair::new("", RepairRule::EmptyArguments);
-            tool.spec().trace_repairs(std::slice::from_ref(&repair));
             if let ToolOutcome::Ran { repairs, .. } = &mut outcome {
+                tool.spec().trace_repairs(std::slice::from_ref(&repair));
                 repairs.insert(0, repair);
             }
         }

@@ -159,3 +159,76 @@ fn a_union_beside_other_keywords_holds_with_them() {
         Some("x")
     );
 }
+
+/// Issues matching a filter (open to other members: schemars refers to it
+/// beside the tag rather than copying its members).
+#[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+pub struct Filter {
+    /// The label.
+    pub label: String,
+}
+
+/// Which issues.
+#[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+#[serde(tag = "kind")]
+pub enum Query {
+    /// One issue.
+    ById {
+        /// Its number.
+        id: u32,
+    },
+    /// Those a filter matches: the struct's members beside the tag.
+    ByFilter(Filter),
+}
+
+/// Find issues.
+#[tool]
+fn find(query: Query) -> usize {
+    match query {
+        Query::ById { .. } => 1,
+        Query::ByFilter(_) => 2,
+    }
+}
+
+#[test]
+fn an_internally_tagged_variant_holding_a_struct_can_be_called() {
+    // schemars gives the variant as the tag's `properties` beside the
+    // struct's `$ref`: canon publishes it as the one closed object it is,
+    // and the struct closed as before for its other uses.
+    let schema = Find.spec().input_schema();
+    assert_eq!(
+        schema["$defs"]["Query"]["oneOf"][1],
+        json!({
+            "type": "object",
+            "properties": {
+                "label": {"type": "string", "description": "The label."},
+                "kind": {"type": "string", "const": "ByFilter"}
+            },
+            "required": ["label", "kind"],
+            "description": "Those a filter matches: the struct's members beside the tag.",
+            "additionalProperties": false
+        }),
+        "{schema}"
+    );
+    assert_eq!(
+        schema["$defs"]["Filter"]["additionalProperties"],
+        json!(false)
+    );
+    let call = json!({"query": {"kind": "ByFilter", "label": "bug"}});
+    let expected = Query::ByFilter(Filter {
+        label: "bug".into(),
+    });
+    assert_eq!(Find.bind(&call).unwrap().args.query, expected);
+    assert_eq!(
+        Find.bind_str(&call.to_string()).unwrap().args.query,
+        expected
+    );
+    // A member neither declares is refused, by name.
+    let extra = json!({"query": {"kind": "ByFilter", "label": "bug", "labl": "x"}});
+    let violations = refused(Find.bind(&extra));
+    assert_eq!(refused(Find.bind_str(&extra.to_string())), violations);
+    assert_eq!(
+        violations,
+        ["/query/labl: unknown property; did you mean `label`?"]
+    );
+}

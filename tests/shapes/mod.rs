@@ -47,6 +47,8 @@ pub enum Scope {
     },
     /// Every repository.
     Everything,
+    /// The files a filter matches: a struct's members beside the tag.
+    Filtered(Filter),
 }
 
 /// A nested tree (recursive through `$defs`).

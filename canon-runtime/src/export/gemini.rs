@@ -102,9 +102,10 @@ fn inline(
         let Value::Object(mut target) = inlined? else {
             return Err(Refusal::at(at, "a `$ref` to a boolean schema"));
         };
-        // Keywords beside the `$ref` (its description) win.
+        // Keywords beside the `$ref` (its description) win; `properties`
+        // and `required` join the definition's.
         for (k, v) in std::mem::take(&mut obj) {
-            target.insert(k, v);
+            super::lay_over(&mut target, k, v);
         }
         obj = target;
     }

@@ -352,10 +352,35 @@ fn unravel(obj: &Map<String, Value>, root: &Value) -> Option<Value> {
     target.remove("$defs");
     for (k, v) in obj {
         if k != "$ref" && k != "$defs" {
-            target.insert(k.clone(), v.clone());
+            lay_over(&mut target, k.clone(), v.clone());
         }
     }
     Some(Value::Object(target))
+}
+
+/// Lays keyword `key` of a schema beside a `$ref` over the definition the
+/// `$ref` names: both hold, so their `properties` are merged and their
+/// `required` joined (an internally tagged variant's tag beside its
+/// struct's members); any other keyword beside the `$ref` (its
+/// description) wins.
+pub(crate) fn lay_over(target: &mut Map<String, Value>, key: String, value: Value) {
+    match (key.as_str(), target.get_mut(&key), value) {
+        ("properties", Some(Value::Object(mine)), Value::Object(theirs)) => {
+            for (name, schema) in theirs {
+                mine.insert(name, schema);
+            }
+        }
+        ("required", Some(Value::Array(mine)), Value::Array(theirs)) => {
+            for name in theirs {
+                if !mine.contains(&name) {
+                    mine.push(name);
+                }
+            }
+        }
+        (_, _, value) => {
+            target.insert(key, value);
+        }
+    }
 }
 
 /// The first steps of both strict dialects: `oneOf` read as `anyOf`, and a

@@ -3,6 +3,7 @@
 use crate::schema::MAX_DEPTH;
 use std::any::TypeId;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use schemars::generate::SchemaSettings;
@@ -774,16 +775,90 @@ pub(crate) fn published_schema<T: JsonSchema>(serialize: bool) -> Value {
 /// flattened enum) is left as it is, as is anything a type opened itself
 /// (`additionalProperties: true`, a flattened map).
 fn close_objects(schema: &mut Value, depth: usize) {
-    close(schema, true, depth);
+    let root = schema.clone();
+    merge_split_refs(schema, &root, depth);
+    let mut parts = HashSet::new();
+    referenced_parts(schema, depth, &mut parts);
+    close(schema, true, depth, "#", &parts);
 }
 
-/// [`close_objects`]; `here` is false for a part of an object (a branch
-/// of `allOf`, or of a union beside the object's own `properties`).
-fn close(schema: &mut Value, here: bool, depth: usize) {
+/// Writes an object given as a `$ref` beside `properties` (an internally
+/// tagged variant holding a struct: the tag beside the struct's `$ref`) as
+/// the one object it is, the definition's members and the tag's together,
+/// so that it is closed as a whole; the definition stays as it is for its
+/// other uses.
+fn merge_split_refs(schema: &mut Value, root: &Value, depth: usize) {
     let Value::Object(obj) = schema else { return };
     if depth > MAX_DEPTH {
         return;
     }
+    let merged = match (obj.get("$ref"), obj.get("properties")) {
+        (Some(Value::String(reference)), Some(Value::Object(_))) => {
+            match crate::schema::refs::target(root, reference) {
+                // A definition that is itself one object.
+                Some(Value::Object(target))
+                    if !["$ref", "allOf", "anyOf", "oneOf"]
+                        .iter()
+                        .any(|k| target.contains_key(*k)) =>
+                {
+                    let mut merged = target.clone();
+                    merged.remove("$defs");
+                    merged.remove("title");
+                    for (key, value) in std::mem::take(obj) {
+                        if key != "$ref" {
+                            crate::export::lay_over(&mut merged, key, value);
+                        }
+                    }
+                    Some(merged)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    if let Some(merged) = merged {
+        *obj = merged;
+    }
+    let _ = crate::schema::walk::children_mut(obj, |_, _, sub| {
+        merge_split_refs(sub, root, depth + 1);
+        Ok::<(), ()>(())
+    });
+}
+
+/// The references (`#/$defs/Filter`) of the schemas that are a branch of
+/// `allOf`, or of a union beside `properties` (a flattened enum): a part
+/// of an object elsewhere, which closing where it is defined would make
+/// refuse the object's other members.
+fn referenced_parts(schema: &Value, depth: usize, parts: &mut HashSet<String>) {
+    let Value::Object(obj) = schema else { return };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let listed = obj.get("properties").is_some_and(Value::is_object);
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if key != "allOf" && !listed {
+            continue;
+        }
+        if let Some(Value::Array(branches)) = obj.get(key) {
+            for branch in branches {
+                if let Some(Value::String(reference)) = branch.get("$ref") {
+                    parts.insert(reference.clone());
+                }
+            }
+        }
+    }
+    crate::schema::walk::for_each_child(obj, |sub| referenced_parts(sub, depth + 1, parts));
+}
+
+/// [`close_objects`]; `here` is false for a part of an object (a branch
+/// of `allOf`, or of a union beside the object's own `properties`, or a
+/// definition `parts` names); `at` is the schema's own reference.
+fn close(schema: &mut Value, here: bool, depth: usize, at: &str, parts: &HashSet<String>) {
+    let Value::Object(obj) = schema else { return };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let here = here && !parts.contains(at);
     let split = ["allOf", "anyOf", "oneOf", "$ref"]
         .iter()
         .any(|k| obj.contains_key(*k));
@@ -798,9 +873,9 @@ fn close(schema: &mut Value, here: bool, depth: usize) {
     if here && listed && !split && !open {
         obj.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
-    let _ = crate::schema::walk::children_mut(obj, |key, _, sub| {
+    let _ = crate::schema::walk::children_mut(obj, |key, pointer, sub| {
         let part = key == "allOf" || (listed && matches!(key, "anyOf" | "oneOf"));
-        close(sub, !part, depth + 1);
+        close(sub, !part, depth + 1, &format!("{at}{pointer}"), parts);
         Ok::<(), ()>(())
     });
 }

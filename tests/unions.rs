@@ -232,3 +232,27 @@ fn an_internally_tagged_variant_holding_a_struct_can_be_called() {
         ["/query/labl: unknown property; did you mean `label`?"]
     );
 }
+
+#[test]
+fn strict_dialects_refuse_an_object_split_over_a_union() {
+    use canon::export::Dialect;
+    // The flattened enum: `request` holds `id` and a `oneOf` beside it.
+    // Closing each part on its own, as strict mode does, no call matches.
+    for (dialect, name) in [
+        (Dialect::OpenAi { strict: true }, "openai (strict)"),
+        (Dialect::Anthropic { strict: true }, "anthropic (strict)"),
+    ] {
+        let error = Submit.spec().export(dialect).unwrap_err().to_string();
+        assert!(
+            error.starts_with(&format!(
+                "the tool `submit` cannot be declared for {name} at "
+            )),
+            "{error}"
+        );
+        assert!(
+            error.contains(": an object whose members are split between its `properties` and the"),
+            "{error}"
+        );
+    }
+    assert!(Submit.spec().export(Dialect::Mcp).is_ok());
+}

@@ -405,7 +405,12 @@ impl Tolerant {
     }
 
     fn canonicalizer(&self, tool: &Tool) -> Option<Arc<Canonicalizer>> {
-        let mut compiled = self.compiled.lock().ok()?;
+        // A panic elsewhere while the lock was held inserted nothing: the
+        // cache is whole, and every call is still checked.
+        let mut compiled = self
+            .compiled
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         compiled
             .entry(tool.name.to_string())
             .or_insert_with(|| {
@@ -662,7 +667,10 @@ type Compilations = HashMap<usize, Vec<Compiled>>;
 fn shared_canonicalizer(tool: &Tool, policy: Policy) -> Option<Arc<Canonicalizer>> {
     static COMPILED: OnceLock<Mutex<Compilations>> = OnceLock::new();
     let address = Arc::as_ptr(&tool.input_schema) as usize;
-    let mut compiled = COMPILED.get_or_init(Mutex::default).lock().ok()?;
+    let mut compiled = COMPILED
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(entry) = compiled.get(&address).and_then(|entries| {
         entries.iter().find(|e| {
             e.policy == policy
@@ -925,4 +933,36 @@ impl Inliner<'_> {
 /// RFC 6901 escaping of one reference token.
 fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_poisoned_cache_still_checks_every_call() {
+        let tolerant = Tolerant::new();
+        // A panic while the cache is locked poisons it.
+        std::thread::scope(|s| {
+            let _ = s
+                .spawn(|| {
+                    let _held = tolerant.compiled.lock().unwrap();
+                    panic!("poison the cache");
+                })
+                .join();
+        });
+        assert!(tolerant.compiled.is_poisoned());
+        let schema = json!({"type": "object", "properties": {"tags": {"type": "array",
+            "items": {"type": "string"}}}, "required": ["tags"]});
+        let Value::Object(schema) = schema else {
+            unreachable!()
+        };
+        let tool = Tool::new("tag", "Tag.", schema);
+        let mut arguments =
+            Some(serde_json::from_value::<JsonObject>(json!({"tags": "a"})).unwrap());
+        assert_eq!(tolerant.repair(&tool, &mut arguments).unwrap().len(), 1);
+        let mut arguments = Some(JsonObject::new());
+        assert!(tolerant.repair(&tool, &mut arguments).is_err());
+    }
 }

@@ -540,8 +540,11 @@ impl Toolbox {
     /// Binds every call within `limits`: arguments text over the size bound
     /// is refused before it is parsed, arguments nested deeper than the
     /// depth bound before they are bound, and the model is shown at most
-    /// `max_listed` violations. Each tool's own [`ToolSpec::limits`] hold
-    /// too (1 MiB and 64 levels by default), so the smaller bounds apply.
+    /// `max_listed` violations in `max_feedback_bytes`. Each tool's own
+    /// [`ToolSpec::limits`] hold too (1 MiB and 64 levels by default), so
+    /// the smaller bounds apply. `max_repairs` is each tool's own alone:
+    /// repairs are counted as the tool binds its call, so set it with
+    /// [`ToolSpec::with_limits`].
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;

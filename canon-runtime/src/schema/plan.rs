@@ -18,6 +18,7 @@
 //! positions).
 
 use crate::schema::MAX_DEPTH;
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
@@ -675,6 +676,9 @@ enum Raw {
 /// apply.
 const MAX_CONJUNCTS: usize = 8;
 
+/// The most comparisons [`Compiler::exclusive`] makes for one `oneOf`.
+const EXCLUSIVE_WORK: usize = 1 << 16;
+
 struct Compiler<'s> {
     root: &'s Value,
     raws: Vec<Raw>,
@@ -797,7 +801,7 @@ impl<'s> Compiler<'s> {
         let asserting = |c: &Self, m: usize| c.asserts(m) || (!c.derived && c.requires(m));
         // `oneOf` admits a value that exactly one branch does: unless no
         // value can match two branches, a union of them says too much.
-        let ambiguous = one_of.len() > 1 && !self.exclusive(&one_of);
+        let ambiguous = self.guard && one_of.len() > 1 && !self.exclusive(&one_of);
         if self.guard && (ambiguous || (conjunctive && members.iter().any(|&m| asserting(self, m))))
         {
             members.push(self.push(Raw::Shape(Shape {
@@ -841,11 +845,15 @@ impl<'s> Compiler<'s> {
     /// types, closed objects' names and tags tell. A branch still being
     /// compiled (a reference to itself) has no shapes yet, and is apart
     /// from nothing.
+    /// Past [`EXCLUSIVE_WORK`] comparisons, the branches are taken to
+    /// overlap: the calls are left to `jsonschema`, and a schema cannot
+    /// make compiling its plan cost more.
     fn exclusive(&self, branches: &[usize]) -> bool {
+        let work = Cell::new(EXCLUSIVE_WORK);
         branches.iter().enumerate().all(|(i, &x)| {
             branches[i + 1..]
                 .iter()
-                .all(|&y| self.disjoint(x, y, MAX_CONJUNCTS))
+                .all(|&y| self.disjoint(x, y, MAX_CONJUNCTS, &work))
         })
     }
 
@@ -853,11 +861,18 @@ impl<'s> Compiler<'s> {
     /// members of a group that all apply is apart from the other, or every
     /// schema object of one is apart from every one of the other. `depth`
     /// bounds the groups looked into.
-    fn disjoint(&self, x: usize, y: usize, depth: usize) -> bool {
+    fn disjoint(&self, x: usize, y: usize, depth: usize, work: &Cell<usize>) -> bool {
+        if work.get() == 0 {
+            return false;
+        }
+        work.set(work.get() - 1);
         if depth > 0 {
             for (one, other) in [(x, y), (y, x)] {
                 if let Some(members) = self.conjuncts.get(&one) {
-                    if members.iter().any(|&m| self.disjoint(m, other, depth - 1)) {
+                    if members
+                        .iter()
+                        .any(|&m| self.disjoint(m, other, depth - 1, work))
+                    {
                         return true;
                     }
                 }
@@ -873,6 +888,13 @@ impl<'s> Compiler<'s> {
                 .collect()
         };
         let (xs, ys) = (shapes(x), shapes(y));
+        // Each pair compared is work (the first was counted above).
+        let pairs = xs.len().saturating_mul(ys.len()).saturating_sub(1);
+        if pairs > work.get() {
+            work.set(0);
+            return false;
+        }
+        work.set(work.get() - pairs);
         !xs.is_empty() && !ys.is_empty() && xs.iter().all(|a| ys.iter().all(|b| self.apart(a, b)))
     }
 
@@ -1630,6 +1652,22 @@ mod tests {
             let schema = json!({"type": "object", "properties": {"m": {"oneOf": one_of}}});
             assert_eq!(unsure(&schema, true), overlap, "{schema}");
         }
+    }
+
+    #[test]
+    fn telling_one_of_branches_apart_is_bounded_work() {
+        // 300 strings told apart pairwise: 44,850 comparisons, in bounds.
+        let consts: Vec<_> = (0..300)
+            .map(|i| json!({"const": format!("v{i}")}))
+            .collect();
+        let schema = json!({"type": "object", "properties": {"m": {"oneOf": consts}}});
+        assert!(!unsure(&schema, true));
+        // 400 are past the bound: left to `jsonschema`, not compared.
+        let consts: Vec<_> = (0..400)
+            .map(|i| json!({"const": format!("v{i}")}))
+            .collect();
+        let schema = json!({"type": "object", "properties": {"m": {"oneOf": consts}}});
+        assert!(unsure(&schema, true));
     }
 
     #[test]

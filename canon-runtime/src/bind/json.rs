@@ -243,6 +243,7 @@ pub(crate) fn exact(text: &str, max_depth: usize) -> Option<Value> {
     }
 }
 
+#[inline(always)]
 fn parse_within(text: &str, max_depth: usize) -> Result<(Value, Vec<String>), serde_json::Error> {
     let duplicates = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_str(text);

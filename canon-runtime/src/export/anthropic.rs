@@ -179,7 +179,7 @@ fn strict_one(schema: &mut Value, at: &str, root: &Value, depth: usize) -> Resul
     }
     match single.as_deref() {
         Some("object") => {
-            super::openai::split_members(obj, at)?;
+            super::split_members(obj, at)?;
             match obj.get("additionalProperties") {
                 None | Some(Value::Bool(false)) => {}
                 Some(_) => {

@@ -414,6 +414,25 @@ pub(crate) fn strict_ref(
     Ok(false)
 }
 
+/// Refuses an object whose members are split between its `properties` and
+/// a union beside them (a flattened enum): strict mode closes each schema
+/// on its own, which no call could then match.
+pub(crate) fn split_members(obj: &Map<String, Value>, at: &str) -> Result<(), Refusal> {
+    match ["anyOf", "oneOf", "allOf"]
+        .iter()
+        .find(|k| obj.contains_key(**k))
+    {
+        Some(key) if obj.contains_key("properties") => Err(Refusal::at(
+            at,
+            format!(
+                "an object whose members are split between its `properties` and the `{key}` beside them \
+                 (a flattened enum); strict mode closes each on its own, so no call could match"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The local definition a `$ref` names (`#`, `#/$defs/X`, any pointer).
 pub(crate) use crate::schema::refs::target as resolve;
 

@@ -100,29 +100,10 @@ fn strict_one(schema: &mut Value, at: &str, root: &Value, depth: usize) -> Resul
         ));
     }
     if types.iter().any(|t| t == "object") || obj.contains_key("properties") {
-        split_members(obj, at)?;
+        super::split_members(obj, at)?;
         close(obj, at)?;
     }
     Ok(())
-}
-
-/// Refuses an object whose members are split between its `properties` and
-/// a union beside them (a flattened enum): strict mode closes each schema
-/// on its own, which no call could then match.
-pub(super) fn split_members(obj: &Map<String, Value>, at: &str) -> Result<(), Refusal> {
-    match ["anyOf", "oneOf", "allOf"]
-        .iter()
-        .find(|k| obj.contains_key(**k))
-    {
-        Some(key) if obj.contains_key("properties") => Err(Refusal::at(
-            at,
-            format!(
-                "an object whose members are split between its `properties` and the `{key}` beside them \
-                 (a flattened enum); strict mode closes each on its own, so no call could match"
-            ),
-        )),
-        _ => Ok(()),
-    }
 }
 
 /// Every property required, the optional ones made nullable, no others.

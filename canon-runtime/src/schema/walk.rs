@@ -65,28 +65,6 @@ pub(crate) fn children_mut<E>(
     Ok(())
 }
 
-/// Calls `f` on each direct subschema of `obj`, as [`children_mut`] finds
-/// them.
-pub(crate) fn for_each_child(obj: &Map<String, Value>, mut f: impl FnMut(&Value)) {
-    for key in ONE {
-        match obj.get(key) {
-            Some(Value::Array(subs)) => subs.iter().for_each(&mut f),
-            Some(sub) => f(sub),
-            None => {}
-        }
-    }
-    for key in LIST {
-        if let Some(Value::Array(subs)) = obj.get(key) {
-            subs.iter().for_each(&mut f);
-        }
-    }
-    for key in MAP {
-        if let Some(Value::Object(subs)) = obj.get(key) {
-            subs.values().for_each(&mut f);
-        }
-    }
-}
-
 /// `null` joins the schema's `type` (and its `enum`, if any): OpenAPI's
 /// `nullable: true`, and how strict dialects say "optional".
 pub(crate) fn add_null(obj: &mut Map<String, Value>) {

@@ -829,7 +829,7 @@ fn merge_split_refs(schema: &mut Value, root: &Value, depth: usize) {
 /// `allOf`, or of a union beside `properties` (a flattened enum): a part
 /// of an object elsewhere, which closing where it is defined would make
 /// refuse the object's other members.
-fn referenced_parts(schema: &Value, depth: usize, parts: &mut HashSet<String>) {
+fn referenced_parts(schema: &mut Value, depth: usize, parts: &mut HashSet<String>) {
     let Value::Object(obj) = schema else { return };
     if depth > MAX_DEPTH {
         return;
@@ -847,7 +847,10 @@ fn referenced_parts(schema: &Value, depth: usize, parts: &mut HashSet<String>) {
             }
         }
     }
-    crate::schema::walk::for_each_child(obj, |sub| referenced_parts(sub, depth + 1, parts));
+    let _ = crate::schema::walk::children_mut(obj, |_, _, sub| {
+        referenced_parts(sub, depth + 1, parts);
+        Ok::<(), ()>(())
+    });
 }
 
 /// [`close_objects`]; `here` is false for a part of an object (a branch

@@ -301,12 +301,12 @@ fn def_size(name: &str, def: &Def) -> usize {
         + 64
 }
 
-/// A 128-bit hash of a call's trace id and call id, for telling a call
-/// seen twice without keeping either.
 /// Told apart from [`seen_key`] of the same call: the key of a copy of a
 /// call whose arguments were not captured.
 const UNCAPTURED: u128 = 1;
 
+/// A 128-bit hash of a call's trace id and call id, for telling a call
+/// seen twice without keeping either.
 fn seen_key(trace: &str, id: &str) -> u128 {
     let half = |seed: u8| {
         let mut hasher = DefaultHasher::new();

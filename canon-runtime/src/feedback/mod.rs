@@ -455,7 +455,8 @@ pub(crate) fn visible(text: String) -> String {
 }
 
 /// True for a character that would break the line where a model reads it,
-/// or hide there: control characters and the line and paragraph separators.
+/// or hide there: control characters, the line and paragraph separators,
+/// and the characters that draw nothing or reorder the text after them.
 fn hidden(c: char) -> bool {
     c.is_control()
         || matches!(

@@ -851,3 +851,52 @@ async fn a_tool_s_own_bound_on_feedback_holds_in_a_toolbox() {
         "{text}"
     );
 }
+
+/// Search three lists.
+#[canon::tool]
+fn three_lists(a: Vec<String>, b: Vec<String>, c: Vec<String>) -> usize {
+    a.len() + b.len() + c.len()
+}
+
+#[tokio::test]
+async fn a_toolbox_s_bound_on_repairs_refuses_before_the_tool_runs() {
+    let limits = Limits {
+        max_repairs: 2,
+        ..Limits::default()
+    };
+    let mut toolbox = Toolbox::new().with_limits(limits);
+    toolbox.add(ThreeLists).unwrap();
+    let json = canon::JsonTool::new(
+        "json_lists",
+        "",
+        ThreeLists.spec().input_schema().clone(),
+        |_| async { panic!("the tool ran") },
+    )
+    .unwrap();
+    toolbox.add(json).unwrap();
+    let three = json!({"a": "x", "b": "y", "c": "z"});
+    for tool in ["three_lists", "json_lists"] {
+        for call in [
+            ToolCall::new("1", tool, three.clone()),
+            ToolCall::new("1", tool, three.to_string()),
+        ] {
+            let result = toolbox.call(call).await;
+            let ToolOutcome::Rejected(error) = &result.outcome else {
+                panic!("{tool}: {:?}", result.outcome)
+            };
+            assert_eq!(
+                error.violations()[0].kind,
+                ViolationKind::TooLarge,
+                "{error}"
+            );
+            assert!(
+                error.to_string().contains("(at most 2 are read as meant)"),
+                "{error}"
+            );
+        }
+    }
+    // Two repairs are within the bound.
+    let two = json!({"a": "x", "b": "y", "c": []});
+    let result = toolbox.call(ToolCall::new("1", "three_lists", two)).await;
+    assert!(matches!(result.outcome, ToolOutcome::Ran { ref repairs, .. } if repairs.len() == 2));
+}

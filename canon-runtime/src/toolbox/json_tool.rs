@@ -116,11 +116,24 @@ impl DynTool for JsonTool {
     fn invoke<'a>(
         &'a self,
         args: &'a Value,
-        _: &'a CallContext,
+        context: &'a CallContext,
         policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome> {
+        self.invoke_within(args, context, policy, usize::MAX)
+    }
+
+    fn invoke_within<'a>(
+        &'a self,
+        args: &'a Value,
+        _: &'a CallContext,
+        policy: Policy,
+        max_repairs: usize,
+    ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
-            let Bound { args, repairs } = match self.spec.bind_json_with(args, policy) {
+            let bound = self
+                .spec
+                .within_repairs(self.spec.bind_json_with(args, policy), max_repairs);
+            let Bound { args, repairs } = match bound {
                 Ok(bound) => bound,
                 Err(error) => return ToolOutcome::Rejected(error),
             };

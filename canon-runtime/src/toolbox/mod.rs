@@ -94,6 +94,43 @@ pub trait DynTool: Send + Sync {
             }
         })
     }
+
+    /// [`invoke`](Self::invoke), refusing before the tool runs a call that
+    /// needs more than `max_repairs` repairs (a [`Toolbox`]'s
+    /// [`Limits::max_repairs`]; the tool's own bound holds too). A `#[tool]`
+    /// and a [`JsonTool`](crate::JsonTool) do so; the default, for a tool that binds its
+    /// arguments itself, is [`invoke`](Self::invoke) and leaves the bound
+    /// to it.
+    fn invoke_within<'a>(
+        &'a self,
+        args: &'a Value,
+        context: &'a CallContext,
+        policy: Policy,
+        max_repairs: usize,
+    ) -> BoxFuture<'a, ToolOutcome> {
+        let _ = max_repairs;
+        self.invoke(args, context, policy)
+    }
+
+    /// [`invoke_text`](Self::invoke_text) within `max_repairs`, as
+    /// [`invoke_within`](Self::invoke_within) is.
+    fn invoke_text_within<'a>(
+        &'a self,
+        text: &'a str,
+        context: &'a CallContext,
+        policy: Policy,
+        max_repairs: usize,
+    ) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async move {
+            match self.spec().parse_text(text) {
+                Ok(value) => {
+                    self.invoke_within(&value, context, policy, max_repairs)
+                        .await
+                }
+                Err(error) => ToolOutcome::Rejected(error),
+            }
+        })
+    }
 }
 
 impl<T: Tool> DynTool for T {
@@ -105,19 +142,13 @@ impl<T: Tool> DynTool for T {
         Tool::timeout(self)
     }
 
-    // Binding is part of the future, so a panic in an arguments type's own
-    // `Deserialize` is caught, and timed, like the tool's.
     fn invoke<'a>(
         &'a self,
         args: &'a Value,
         context: &'a CallContext,
         policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome> {
-        Box::pin(async move {
-            run_bound(self, self.bind_with(args, policy), Some(context))
-                .await
-                .into()
-        })
+        self.invoke_within(args, context, policy, usize::MAX)
     }
 
     fn invoke_text<'a>(
@@ -126,10 +157,35 @@ impl<T: Tool> DynTool for T {
         context: &'a CallContext,
         policy: Policy,
     ) -> BoxFuture<'a, ToolOutcome> {
+        self.invoke_text_within(text, context, policy, usize::MAX)
+    }
+
+    // Binding is part of the future, so a panic in an arguments type's own
+    // `Deserialize` is caught, and timed, like the tool's.
+    fn invoke_within<'a>(
+        &'a self,
+        args: &'a Value,
+        context: &'a CallContext,
+        policy: Policy,
+        max_repairs: usize,
+    ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
-            run_bound(self, self.bind_str_with(text, policy), Some(context))
-                .await
-                .into()
+            let bound = Tool::spec(self).within_repairs(self.bind_with(args, policy), max_repairs);
+            run_bound(self, bound, Some(context)).await.into()
+        })
+    }
+
+    fn invoke_text_within<'a>(
+        &'a self,
+        text: &'a str,
+        context: &'a CallContext,
+        policy: Policy,
+        max_repairs: usize,
+    ) -> BoxFuture<'a, ToolOutcome> {
+        Box::pin(async move {
+            let bound =
+                Tool::spec(self).within_repairs(self.bind_str_with(text, policy), max_repairs);
+            run_bound(self, bound, Some(context)).await.into()
         })
     }
 }
@@ -542,9 +598,10 @@ impl Toolbox {
     /// depth bound before they are bound, and the model is shown at most
     /// `max_listed` violations in `max_feedback_bytes`. Each tool's own
     /// [`ToolSpec::limits`] hold too (1 MiB and 64 levels by default), so
-    /// the smaller bounds apply. `max_repairs` is each tool's own alone:
-    /// repairs are counted as the tool binds its call, so set it with
-    /// [`ToolSpec::with_limits`].
+    /// the smaller bounds apply. A call needing more than `max_repairs`
+    /// repairs is refused before the tool runs ([`DynTool::invoke_within`];
+    /// a hand-written [`DynTool`] that binds its own arguments keeps its
+    /// own bound).
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -889,17 +946,27 @@ impl Toolbox {
         }
         let empty_object = Value::Object(Default::default());
         let policy = self.policy();
+        let repairs = self.limits.max_repairs;
         // A tool written by hand may work, and panic, before it returns its
         // future: that panic is the tool's too.
         let created = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let limit = self.timeouts.get(name).copied().or_else(|| tool.timeout());
             let (invocation, empty) = match arguments {
-                Arguments::Json(Value::Null) => (tool.invoke(&empty_object, context, policy), true),
-                Arguments::Json(value) => (tool.invoke(value, context, policy), false),
-                Arguments::Text(text) if text.trim().is_empty() || text.trim() == "null" => {
-                    (tool.invoke(&empty_object, context, policy), true)
+                Arguments::Json(Value::Null) => (
+                    tool.invoke_within(&empty_object, context, policy, repairs),
+                    true,
+                ),
+                Arguments::Json(value) => {
+                    (tool.invoke_within(value, context, policy, repairs), false)
                 }
-                Arguments::Text(text) => (tool.invoke_text(text, context, policy), false),
+                Arguments::Text(text) if text.trim().is_empty() || text.trim() == "null" => (
+                    tool.invoke_within(&empty_object, context, policy, repairs),
+                    true,
+                ),
+                Arguments::Text(text) => (
+                    tool.invoke_text_within(text, context, policy, repairs),
+                    false,
+                ),
             };
             (invocation, empty, limit.or(self.timeout))
         }));

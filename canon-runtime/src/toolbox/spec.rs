@@ -604,6 +604,25 @@ impl ToolSpec {
         Ok(Bound::new(args, repairs))
     }
 
+    /// `bound`, or its refusal when it took more than `max_repairs`
+    /// repairs (a toolbox's bound, beside this spec's own).
+    pub(crate) fn within_repairs<A>(
+        &self,
+        bound: Result<Bound<A>, BindError>,
+        max_repairs: usize,
+    ) -> Result<Bound<A>, BindError> {
+        match bound {
+            Ok(bound) if bound.repairs.len() > max_repairs => {
+                let limits = Limits {
+                    max_repairs,
+                    ..self.limits
+                };
+                Err(self.reject(vec![limits.too_many_repairs(bound.repairs.len())]))
+            }
+            bound => bound,
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn too_many_repairs(&self, n: usize) -> BindError {

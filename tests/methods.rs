@@ -140,3 +140,105 @@ fn a_method_takes_its_own_repair_rules() {
         canon::Policy::DEFAULT
     );
 }
+
+/// A type whose tool methods are named like methods of `Arc` and its
+/// traits, take and return `Self`, read an associated constant in a
+/// default, and one of which is left out by `#[cfg]`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Git {
+    url: String,
+}
+
+#[canon::tools]
+impl Git {
+    const DEPTH: u32 = 1;
+
+    /// Clone the repository.
+    #[tool]
+    async fn clone(&self, #[arg(default = Self::DEPTH)] depth: u32) -> String {
+        format!("{} at depth {depth}", self.url)
+    }
+
+    /// The URL, as text.
+    #[tool]
+    #[allow(clippy::inherent_to_string)]
+    fn to_string(&self) -> String {
+        self.url.clone()
+    }
+
+    /// This repository, moved to another URL.
+    #[tool]
+    fn moved(&self, to: Self) -> Self {
+        Git {
+            url: format!("{} -> {}", self.url, to.url),
+        }
+    }
+
+    /// Never compiled in.
+    #[cfg(any())]
+    #[tool]
+    fn gated(&self) -> u32 {
+        0
+    }
+}
+
+mod inner {
+    /// A type reached by its path.
+    pub struct Counter;
+}
+
+#[canon::tools]
+impl inner::Counter {
+    /// Count one.
+    #[tool]
+    fn count(&self) -> u32 {
+        1
+    }
+}
+
+#[tokio::test]
+async fn methods_are_called_on_the_type_whatever_their_names() {
+    let git = Arc::new(Git {
+        url: "https://example.com/r.git".into(),
+    });
+    let mut toolbox = Toolbox::new();
+    let tools = Arc::clone(&git).tools();
+    // `gated` is left out with its method.
+    let names: Vec<_> = tools.iter().map(|t| t.spec().name().to_owned()).collect();
+    assert_eq!(names, ["clone", "to_string", "moved"]);
+    for tool in tools {
+        toolbox.add_shared(tool).unwrap();
+    }
+    for tool in Arc::new(inner::Counter).tools() {
+        toolbox.add_shared(tool).unwrap();
+    }
+    let results = toolbox
+        .call_batch([
+            ToolCall::new("1", "clone", json!({})),
+            ToolCall::new("2", "to_string", json!({})),
+            ToolCall::new("3", "moved", json!({"to": {"url": "b"}})),
+            ToolCall::new("4", "count", json!({})),
+        ])
+        .await;
+    let outputs: Vec<_> = results
+        .iter()
+        .map(|r| match &r.outcome {
+            ToolOutcome::Ran { output, .. } => output.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        outputs,
+        [
+            json!("https://example.com/r.git at depth 1"),
+            json!("https://example.com/r.git"),
+            json!({"url": "https://example.com/r.git -> b"}),
+            json!(1),
+        ]
+    );
+    // `Self` in a parameter is the type, with its schema.
+    assert_eq!(
+        GitMoved(git).input_schema()["properties"]["to"],
+        json!({"$ref": "#/$defs/Git"})
+    );
+}

@@ -527,3 +527,50 @@ fn argument_schemas_are_the_types_own() {
         );
     }
 }
+
+// A tool whose doc comment is partly written by macros.
+#[doc = concat!("Add ", "numbers.")]
+///
+/// Both of them.
+#[tool]
+fn add_up(x: u32, #[arg(default = 2)] y: u32) -> u32 {
+    x + y
+}
+
+macro_rules! greeter {
+    ($name:ident, $context:ty, $text:ty) => {
+        /// Greet the caller.
+        #[tool]
+        fn $name(user: $context, greeting: $text) -> String {
+            format!("{greeting} {}", user.0)
+        }
+    };
+}
+
+greeter!(greet, canon::Context<String>, String);
+
+#[tokio::test]
+async fn doc_macros_fragments_and_positional_defaults() {
+    assert_eq!(AddUp.spec().description(), "Add numbers.\n\nBoth of them.");
+    // An array that ends before a field with a default binds the default,
+    // as serde's derive does (a call is an object: this is the type's own
+    // `Deserialize`).
+    let args: AddUpArgs = serde_json::from_value(json!([1])).unwrap();
+    assert_eq!((args.x, args.y), (1, 2));
+    let error = serde_json::from_value::<AddUpArgs>(json!([])).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invalid length 0, expected struct AddUpArgs with 2 elements"
+    );
+    // A `$t:ty` fragment is a context parameter as the type written out is.
+    assert_eq!(
+        Greet.input_schema()["properties"],
+        json!({"greeting": {"type": "string"}})
+    );
+    let args = Greet.bind(&json!({"greeting": "hi"})).unwrap().args;
+    let context = canon::toolbox::CallContext::new().with(String::from("ada"));
+    assert_eq!(
+        Greet.run_with(args, &context).await,
+        Ok("hi ada".to_owned())
+    );
+}

@@ -74,9 +74,11 @@ pub(crate) struct ToolFn {
     pub(crate) options: ToolOptions,
     /// The function as written, parameter attributes included.
     pub(crate) item: ItemFn,
-    /// Its doc comment's text, as schemars reads it (empty when it has
-    /// none).
-    pub(crate) docs: String,
+    /// Its doc comment, as schemars reads it.
+    pub(crate) docs: Docs,
+    /// Its `#[cfg(...)]` attributes, which everything generated for it
+    /// carries too.
+    pub(crate) cfgs: Vec<Attribute>,
     /// Its `self`, `&self`, `&mut self`, `self: Arc<Self>`, ... (syn
     /// accepts one, first).
     pub(crate) receiver: Option<Receiver>,
@@ -97,6 +99,28 @@ pub(crate) struct Param {
     pub(crate) foreign: Vec<Attribute>,
 }
 
+/// A doc comment: its text, or, when some line is written by a macro
+/// (`#[doc = include_str!("...")]`), its lines as expressions.
+pub(crate) enum Docs {
+    /// Literal lines only: the text as schemars reads it (empty when there
+    /// is none).
+    Text(String),
+    /// Some line is an expression: every line, literal ones with one
+    /// leading space dropped, to be joined with newlines and trimmed where
+    /// the text is known.
+    Lines(Vec<Expr>),
+}
+
+impl Docs {
+    /// True when there is no doc comment at all, or only blank lines.
+    pub(crate) fn is_empty(&self) -> bool {
+        match self {
+            Docs::Text(text) => text.is_empty(),
+            Docs::Lines(_) => false,
+        }
+    }
+}
+
 /// An impl block marked `#[canon::tools]`.
 pub(crate) struct ToolsImpl {
     /// What `#[canon::tools(...)]` says.
@@ -104,8 +128,9 @@ pub(crate) struct ToolsImpl {
     /// The block as it is emitted: as written, minus each tool method's
     /// `#[tool]` and its parameters' attributes.
     pub(crate) block: ItemImpl,
-    /// The type's name, when the block is `impl Name`.
-    pub(crate) self_ty: Option<Ident>,
+    /// The type, when the block is `impl Name` or `impl path::to::Name`
+    /// (no generic arguments).
+    pub(crate) self_ty: Option<syn::Path>,
     /// Its methods marked `#[tool]`, in order.
     pub(crate) methods: Vec<ToolFn>,
 }
@@ -143,6 +168,12 @@ impl ToolFn {
         ToolFn {
             options,
             docs: doc_text(&item.attrs),
+            cfgs: item
+                .attrs
+                .iter()
+                .filter(|a| a.path().is_ident("cfg"))
+                .cloned()
+                .collect(),
             receiver,
             params,
             item,
@@ -170,7 +201,7 @@ impl Param {
 
     /// `T` when its type is spelled `Context<T>`, whatever the path.
     pub(crate) fn context_value(&self) -> Option<&Type> {
-        context_value(&self.ty)
+        context_value(ungroup(&self.ty))
     }
 
     /// True for a parameter filled from the caller's call context: one
@@ -196,6 +227,15 @@ impl ToolsImpl {
     ) -> ToolsImpl {
         let canon: syn::Path = syn::parse_quote!(canon);
         let krate = options.krate.as_ref().map_or(&canon, |k| &k.path);
+        let self_ty = match &*block.self_ty {
+            Type::Path(path)
+                if path.qself.is_none()
+                    && path.path.segments.iter().all(|s| s.arguments.is_empty()) =>
+            {
+                Some(path.path.clone())
+            }
+            _ => None,
+        };
         let mut methods = Vec::new();
         for item in &mut block.items {
             let ImplItem::Fn(method) = item else { continue };
@@ -207,6 +247,10 @@ impl ToolsImpl {
                 continue;
             };
             let tool_attr = method.attrs.remove(position);
+            let sig = method.sig.clone();
+            // The block is emitted without the parameters' attributes,
+            // which rustc does not take there, whatever else is wrong.
+            strip_parameter_attributes(&mut method.sig);
             let tokens = match &tool_attr.meta {
                 syn::Meta::Path(_) => TokenStream::new(),
                 syn::Meta::List(list) => list.tokens.clone(),
@@ -215,25 +259,21 @@ impl ToolsImpl {
                     continue;
                 }
             };
+            // What is generated outside the block names the type where the
+            // method says `Self`.
+            let sig = match &self_ty {
+                Some(self_ty) => replace_self(sig, self_ty),
+                None => sig,
+            };
             let func = ItemFn {
                 attrs: method.attrs.clone(),
                 vis: method.vis.clone(),
-                sig: method.sig.clone(),
+                sig,
                 block: Box::new(method.block.clone()),
             };
             let tool_options = attr::tool_options(tokens, errors);
             methods.push(ToolFn::parse(tool_options, func, errors));
-            strip_parameter_attributes(&mut method.sig);
         }
-        let self_ty = match &*block.self_ty {
-            Type::Path(path) if path.qself.is_none() => path
-                .path
-                .segments
-                .last()
-                .filter(|s| s.arguments.is_empty())
-                .map(|s| s.ident.clone()),
-            _ => None,
-        };
         ToolsImpl {
             options,
             block,
@@ -269,6 +309,54 @@ fn strip_parameter_attributes(sig: &mut syn::Signature) {
     }
 }
 
+/// A type without the invisible group a `macro_rules!` fragment (`$t:ty`)
+/// arrives in, or the parentheses it is written in.
+pub(crate) fn ungroup(ty: &Type) -> &Type {
+    match ty {
+        Type::Group(group) => ungroup(&group.elem),
+        Type::Paren(paren) => ungroup(&paren.elem),
+        ty => ty,
+    }
+}
+
+/// A method's signature with every `Self` replaced by the impl's type
+/// (spanned on the `Self` it replaces): the types and defaults it holds
+/// are used outside the impl block, where `Self` is another type.
+fn replace_self(sig: syn::Signature, self_ty: &syn::Path) -> syn::Signature {
+    fn replace(tokens: TokenStream, self_ty: &syn::Path) -> TokenStream {
+        tokens
+            .into_iter()
+            .flat_map(|token| -> Vec<proc_macro2::TokenTree> {
+                match token {
+                    proc_macro2::TokenTree::Ident(ident) if ident == "Self" => {
+                        let span = ident.span();
+                        quote::quote!(#self_ty)
+                            .into_iter()
+                            .map(|mut t| {
+                                t.set_span(span);
+                                t
+                            })
+                            .collect()
+                    }
+                    proc_macro2::TokenTree::Group(group) => {
+                        let mut new = proc_macro2::Group::new(
+                            group.delimiter(),
+                            replace(group.stream(), self_ty),
+                        );
+                        new.set_span(group.span());
+                        vec![proc_macro2::TokenTree::Group(new)]
+                    }
+                    token => vec![token],
+                }
+            })
+            .collect()
+    }
+    let tokens = replace(quote::ToTokens::into_token_stream(&sig), self_ty);
+    // A path stands wherever `Self` did; should it not parse, the
+    // signature is kept as written.
+    syn::parse2(tokens).unwrap_or(sig)
+}
+
 /// `T` for a type spelled `Context<T>`, whatever its path.
 fn context_value(ty: &Type) -> Option<&Type> {
     let Type::Path(path) = ty else { return None };
@@ -286,22 +374,42 @@ fn context_value(ty: &Type) -> Option<&Type> {
 }
 
 /// Doc comment text, as schemars reads it: one leading space dropped from
-/// each line, lines joined with newlines, then trimmed.
-fn doc_text(attrs: &[Attribute]) -> String {
-    let lines: Vec<String> = attrs
+/// each line, lines joined with newlines, then trimmed. A line written by
+/// a macro (`#[doc = concat!(...)]`) cannot be read here: then every line
+/// is kept as an expression.
+fn doc_text(attrs: &[Attribute]) -> Docs {
+    let values: Vec<&Expr> = attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
-                _ => None,
-            },
+            syn::Meta::NameValue(nv) => Some(&nv.value),
             _ => None,
         })
-        .map(|line| line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
         .collect();
-    lines.join("\n").trim().to_owned()
+    let literal = |value: &Expr| match value {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => {
+            let line = s.value();
+            Some(line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
+        }
+        _ => None,
+    };
+    if values.iter().all(|value| literal(value).is_some()) {
+        let lines: Vec<String> = values.iter().filter_map(|value| literal(value)).collect();
+        return Docs::Text(lines.join("\n").trim().to_owned());
+    }
+    Docs::Lines(
+        values
+            .iter()
+            .map(|value| match literal(value) {
+                Some(line) => {
+                    let line = LitStr::new(&line, proc_macro2::Span::call_site());
+                    syn::parse_quote!(#line)
+                }
+                None => (*value).clone(),
+            })
+            .collect(),
+    )
 }

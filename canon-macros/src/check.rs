@@ -2,10 +2,13 @@
 //! from the parsed input (`ast`) only: everything that cannot become a tool
 //! is reported here, each error on its own token.
 
-use syn::{Pat, Type};
+use std::collections::HashMap;
 
-use crate::ast::{Param, ToolFn, ToolsImpl};
+use syn::{ImplItem, Pat, ReturnType, Type};
+
+use crate::ast::{ungroup, Param, ToolFn, ToolsImpl};
 use crate::errors::Errors;
+use crate::model::{struct_base, unraw};
 
 /// Why a tool needs a description, and where canon reads it.
 const NO_DESCRIPTION: &str = "this tool has no description, and a model cannot choose a tool it is not told about: add a `///` doc comment saying what the tool does, or #[tool(description = \"...\")]";
@@ -27,6 +30,66 @@ pub(crate) enum Place {
 pub(crate) fn tool_fn(func: &ToolFn, place: Place, errors: &mut Errors) {
     description(func, errors);
     signature(func, place, errors);
+    struct_name(func, place, errors);
+    wire_names(func, errors);
+}
+
+/// The generated structs are named after the function (`search_code` →
+/// `SearchCode`): a name that gives no type name (`_1`, `__`, `self_`) is
+/// refused here rather than generating code that does not compile.
+fn struct_name(func: &ToolFn, place: Place, errors: &mut Errors) {
+    let ident = &func.item.sig.ident;
+    let base = struct_base(ident);
+    let valid = match place {
+        // Prefixed with the type's name: any word characters do.
+        Place::Method => !base.is_empty(),
+        Place::Free => syn::parse_str::<syn::Ident>(&base).is_ok(),
+    };
+    if !valid {
+        errors.spanned(
+            ident,
+            format!(
+                "canon names the tool's struct after the function, in UpperCamelCase, and \
+                 `{}` gives `{base}`, which is not a type name: rename the function \
+                 (#[tool(name = \"...\")] still sets the name the model sees)",
+                unraw(ident)
+            ),
+        );
+    }
+}
+
+/// Each property of the arguments has its own name: two parameters named
+/// alike (through `rename`) would be one property the schema requires
+/// twice, and the second could never be bound.
+fn wire_names(func: &ToolFn, errors: &mut Errors) {
+    let mut seen: HashMap<String, &syn::Ident> = HashMap::new();
+    for param in &func.params {
+        let Some(ident) = param.ident() else { continue };
+        if param.is_context() {
+            continue;
+        }
+        let wire = match &param.arg.rename {
+            Some(rename) => rename.value(),
+            None => unraw(ident),
+        };
+        match seen.get(&wire) {
+            Some(first) => {
+                let message = format!(
+                    "`{}` and `{}` are both named `{wire}` in the tool's arguments: \
+                     give one another name with #[arg(rename = \"...\")]",
+                    unraw(first),
+                    unraw(ident)
+                );
+                match &param.arg.rename {
+                    Some(rename) => errors.spanned(rename, message),
+                    None => errors.spanned(ident, message),
+                }
+            }
+            None => {
+                seen.insert(wire, ident);
+            }
+        }
+    }
 }
 
 /// An impl block of tools: an inherent impl of a plain, non-generic type,
@@ -50,6 +113,17 @@ pub(crate) fn tools_impl(block: &ToolsImpl, errors: &mut Errors) {
             &block.block.self_ty,
             "#[canon::tools] needs a plain type name (`impl Repo`), without generic arguments",
         );
+    }
+    for item in &block.block.items {
+        if let ImplItem::Fn(method) = item {
+            if method.sig.ident == "tools" {
+                errors.spanned(
+                    &method.sig.ident,
+                    "#[canon::tools] generates this type's `tools()` method, which returns its \
+                     tools: give this method another name",
+                );
+            }
+        }
     }
     for method in &block.methods {
         if let Some(krate) = &method.options.krate {
@@ -137,6 +211,15 @@ fn signature(func: &ToolFn, place: Place, errors: &mut Errors) {
         }
         parameter_type(&param.ty, errors);
     }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        if let Type::ImplTrait(_) = ungroup(ty) {
+            errors.spanned(
+                ty,
+                "a tool cannot return `impl Trait`: its output type is named in the generated \
+                 `Tool` impl; return a concrete type",
+            );
+        }
+    }
 }
 
 /// `#[arg(context)]` and `#[arg(not_context)]`: not both, `not_context`
@@ -178,7 +261,7 @@ fn context_marks(param: &Param, errors: &mut Errors) {
 }
 
 fn parameter_type(ty: &Type, errors: &mut Errors) {
-    match ty {
+    match ungroup(ty) {
         Type::ImplTrait(_) => errors.spanned(
             ty,
             "a tool parameter cannot be `impl Trait`: its schema is derived from its type; \

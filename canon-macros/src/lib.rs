@@ -64,7 +64,9 @@ use crate::model::Tool;
 ///   - `timeout()` is the `timeout = "..."` of the attribute, if given.
 ///
 /// The names are the function's name in UpperCamelCase (`r#` dropped), and
-/// that plus `Args`. The generated code reaches canon, serde, serde_json
+/// that plus `Args`; a function whose name gives no type name that way
+/// (`_1`, `self_`) is a compile error. A `#[cfg(...)]` on the function is
+/// carried by everything generated for it. The generated code reaches canon, serde, serde_json
 /// and schemars through the crate path only (`::canon`, or
 /// `crate = "..."`), so the crate declaring a tool needs none of them as a
 /// dependency of its own.
@@ -83,8 +85,9 @@ use crate::model::Tool;
 /// with `#[serde(crate = "canon::serde")]` and
 /// `#[schemars(crate = "canon::schemars")]` if your crate has no serde of
 /// its own). The name is the property's name in the arguments, unless
-/// `#[arg(rename = "...")]` says otherwise. A parameter takes doc comments
-/// and `#[arg(...)]`, and no other attribute.
+/// `#[arg(rename = "...")]` says otherwise; no two properties share a
+/// name. A parameter takes doc comments and `#[arg(...)]`, and no other
+/// attribute.
 ///
 /// A sync function runs on Tokio's blocking pool (`spawn_blocking`) when a
 /// Tokio runtime is current, so a tool that blocks stalls neither the
@@ -106,8 +109,9 @@ use crate::model::Tool;
 ///   Default: the function's name.
 /// - `description = "..."`: the tool's description, which the model reads
 ///   to choose the tool (not empty). Default: the function's doc comment
-///   (each line without its first space, joined with newlines, trimmed). A
-///   tool needs one or the other.
+///   (each line without its first space, joined with newlines, trimmed;
+///   lines a macro writes, `#[doc = include_str!("...")]`, are taken as
+///   they expand). A tool needs one or the other.
 /// - `repair(rule, ...)`: opt-in repair rules for this tool, each once,
 ///   beside the core rule (a string where an array of strings is expected),
 ///   which always applies: `json_text`, `number_text`, `bool_text`,
@@ -181,12 +185,14 @@ use crate::model::Tool;
 ///   milliseconds; a `crate` that is not a path in a string;
 /// - on the item: anything but a function (a struct, an enum, an impl block,
 ///   ...); a function with neither a doc comment nor `description`;
-///   generics, a `where` clause, `self`, `unsafe fn`, variadic parameters;
+///   generics, a `where` clause, `self`, `unsafe fn`, variadic parameters,
+///   an `impl Trait` return type; a name that gives no struct name;
 /// - on a parameter: a pattern instead of a plain name, a reference or
 ///   `impl Trait` type (the owned type to use is suggested), an attribute
 ///   other than doc comments and `#[arg]`, `#[arg]` keys as above (unknown,
 ///   repeated, `context` or `not_context` with a value, an empty `rename`,
-///   a `rename` or `description` that is not a string), both `context` and
+///   a `rename` or `description` that is not a string), two parameters
+///   with the same name in the arguments, both `context` and
 ///   `not_context`, `not_context` on a type not written `Context<..>`, and
 ///   `rename`, `description` or `default` on a context parameter;
 /// - on a type, from the generated code: a parameter type without
@@ -337,8 +343,10 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// shared instance.
 ///
 /// Use it as `#[canon::tools]` (or `#[tools]` after `use canon::tools;`) on
-/// `impl Type { ... }`, where `Type` is a plain type name without generic
-/// arguments, in a block that is not generic and not a trait impl.
+/// `impl Type { ... }`, where `Type` is a type's name or path without
+/// generic arguments, in a block that is not generic and not a trait impl.
+/// One block per type has tools, since each gives the type its `tools()`
+/// method; a method of that block cannot be named `tools`.
 ///
 /// # Which methods
 ///
@@ -351,7 +359,9 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// no generics, the same return types and parameters, the same
 /// `#[arg(...)]` and context parameters, and the same `#[tool(...)]` keys
 /// (`name`, `description`, `repair(...)`, `timeout`) except `crate`, which
-/// is given once, on the block.
+/// is given once, on the block. `Self` in a tool method's parameters,
+/// return type and defaults is the block's type, and a `#[cfg(...)]` on
+/// the method is carried by everything generated for it.
 ///
 /// # What it generates
 ///
@@ -363,7 +373,9 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// - `RepoReadFiles(pub Arc<Repo>)`, a `Clone` struct with the method's
 ///   visibility, implementing `canon::Tool` for the tool named `read_files`
 ///   (the method's name, or `name = "..."`), which calls the method on the
-///   shared instance: an async method on the caller's task, a sync method
+///   shared instance (as `Repo::read_files`, so a method named like one of
+///   `Arc`'s, `clone` or `to_string`, is still the one called): an async
+///   method on the caller's task, a sync method
 ///   on Tokio's blocking pool with a clone of the `Arc` (inline with no
 ///   runtime current);
 /// - `pub fn tools(self: Arc<Self>) -> Vec<Arc<dyn DynTool>>` on

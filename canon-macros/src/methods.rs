@@ -37,11 +37,15 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let target = Target::Method { self_ty };
     let mut generated = Vec::new();
     let mut units = Vec::new();
+    let mut cfgs = Vec::new();
     for method in &tools.methods {
         let model = Tool::new(method, krate.clone());
         units.push(expand::unit_name(&model, &target));
+        cfgs.push(&method.cfgs);
         generated.push(expand::tool(&model, &target));
     }
+    let list = syn::Ident::new("tools", proc_macro2::Span::mixed_site());
+    let count = units.len();
     let errors = errors.into_compile_errors();
     quote! {
         #block
@@ -56,10 +60,14 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 pub fn tools(
                     self: ::std::sync::Arc<Self>,
                 ) -> ::std::vec::Vec<::std::sync::Arc<dyn #krate::__private::DynTool>> {
-                    ::std::vec![
-                        #(::std::sync::Arc::new(#units(::std::sync::Arc::clone(&self)))
-                            as ::std::sync::Arc<dyn #krate::__private::DynTool>),*
-                    ]
+                    let mut #list: ::std::vec::Vec<::std::sync::Arc<dyn #krate::__private::DynTool>> =
+                        ::std::vec::Vec::with_capacity(#count);
+                    // A method left out by its `#[cfg]` is left out here.
+                    #(
+                        #(#cfgs)*
+                        #list.push(::std::sync::Arc::new(#units(::std::sync::Arc::clone(&self))));
+                    )*
+                    #list
                 }
             }
         };

@@ -5,7 +5,7 @@
 
 use syn::{Ident, ReturnType, Type, Visibility};
 
-use crate::ast::{self, ToolFn};
+use crate::ast::{self, Docs, ToolFn};
 
 /// A function that becomes a tool.
 pub(crate) struct Tool<'a> {
@@ -14,7 +14,10 @@ pub(crate) struct Tool<'a> {
     /// The tool's name: `name = "..."`, or the function's name.
     pub(crate) name: String,
     /// The tool's description: `description = "..."`, or the doc comment.
-    pub(crate) description: String,
+    pub(crate) description: Description,
+    /// The function's `#[cfg(...)]` attributes, carried by everything
+    /// generated for it.
+    pub(crate) cfgs: &'a [syn::Attribute],
     /// The opt-in repair rules, as `RepairRule` variant names spanned on
     /// the rules as written.
     pub(crate) repair: Vec<Ident>,
@@ -31,6 +34,15 @@ pub(crate) struct Tool<'a> {
     /// The path the generated code names canon by: `::canon`, or what
     /// `crate = "..."` says.
     pub(crate) krate: syn::Path,
+}
+
+/// The tool's description, as known when the macro runs.
+pub(crate) enum Description {
+    /// Its text.
+    Text(String),
+    /// The lines of a doc comment some of which a macro writes, joined
+    /// with newlines and trimmed when the spec is built.
+    Lines(Vec<syn::Expr>),
 }
 
 /// One parameter: a property of the arguments object.
@@ -77,9 +89,10 @@ impl<'a> Tool<'a> {
             Some(name) => name.value(),
             None => unraw(ident),
         };
-        let description = match &options.description {
-            Some(description) => description.value(),
-            None => func.docs.clone(),
+        let description = match (&options.description, &func.docs) {
+            (Some(description), _) => Description::Text(description.value()),
+            (None, Docs::Text(text)) => Description::Text(text.clone()),
+            (None, Docs::Lines(lines)) => Description::Lines(lines.clone()),
         };
         let mut params = Vec::new();
         let mut contexts = Vec::new();
@@ -117,6 +130,7 @@ impl<'a> Tool<'a> {
             ident,
             name,
             description,
+            cfgs: &func.cfgs,
             repair: options
                 .repair
                 .iter()
@@ -144,6 +158,12 @@ pub(crate) fn crate_path(krate: Option<&ast::CratePath>) -> syn::Path {
         Some(krate) => krate.path.clone(),
         None => syn::parse_quote!(::canon),
     }
+}
+
+/// The generated structs' name for a function, before any prefix: its
+/// name in UpperCamelCase, without `r#` (`search_code` → `SearchCode`).
+pub(crate) fn struct_base(ident: &Ident) -> String {
+    heck::ToUpperCamelCase::to_upper_camel_case(unraw(ident).as_str())
 }
 
 /// A name as the model reads it: without `r#`.

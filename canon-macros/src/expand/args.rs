@@ -15,7 +15,11 @@ use crate::model::{unraw, Param, Tool};
 /// attributes.
 pub(super) fn definition(model: &Tool<'_>, args: &syn::Ident, declared: &str) -> TokenStream {
     let Tool {
-        vis, name, krate, ..
+        vis,
+        name,
+        krate,
+        cfgs,
+        ..
     } = model;
     let fields = model.params.iter().enumerate().map(|(index, p)| {
         let Param { ident, ty, .. } = p;
@@ -51,6 +55,7 @@ pub(super) fn definition(model: &Tool<'_>, args: &syn::Ident, declared: &str) ->
     quote! {
         // The doc comment would become the schema's description, which
         // belongs to the tool; the text is kept for rustdoc only.
+        #(#cfgs)*
         #[cfg_attr(doc, doc = #args_doc)]
         #[allow(missing_docs)]
         // `Deserialize` is implemented by field index (`de.rs`); the serde

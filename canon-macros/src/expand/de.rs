@@ -53,6 +53,27 @@ pub(super) fn deserialize(
             }
         })
         .collect();
+    let struct_name = args.to_string();
+    let expecting = format!("struct {struct_name}");
+    let expecting_seq = format!("struct {struct_name} with {count} elements");
+    let de = quote! { #krate::__private::serde::de };
+    // An array that ends early binds the defaults of the fields it leaves
+    // out, as serde's derive does with `#[serde(default = ...)]`.
+    let seq_missing: Vec<TokenStream> = params
+        .iter()
+        .enumerate()
+        .map(|(index, p)| match &p.ast.arg.default {
+            Some(_) => {
+                let name = default_fn(p);
+                quote! { #args::#name() }
+            }
+            None => quote! {
+                return ::core::result::Result::Err(
+                    <__S::Error as #de::Error>::invalid_length(#index, &#expecting_seq),
+                )
+            },
+        })
+        .collect();
     let next_element = params.iter().map(|p| {
         let ty = p.ty;
         let krate = respan(krate, ty.span());
@@ -60,10 +81,6 @@ pub(super) fn deserialize(
             (&#krate::__private::ParamProbe::<#ty>::new()).next_value(&mut seq)
         }
     });
-    let struct_name = args.to_string();
-    let expecting = format!("struct {struct_name}");
-    let expecting_seq = format!("struct {struct_name} with {count} elements");
-    let de = quote! { #krate::__private::serde::de };
     quote! {
         #[automatically_derived]
         impl<'de> #de::Deserialize<'de> for #args {
@@ -199,11 +216,7 @@ pub(super) fn deserialize(
                         }
                         #(let #slots: #types = match #next_element? {
                             ::core::option::Option::Some(value) => value,
-                            ::core::option::Option::None => {
-                                return ::core::result::Result::Err(
-                                    <__S::Error as #de::Error>::invalid_length(#indexes, &#expecting_seq),
-                                );
-                            }
+                            ::core::option::Option::None => { #seq_missing }
                         };)*
                         ::core::result::Result::Ok(#args { #(#names: #slots,)* })
                     }

@@ -15,20 +15,20 @@ mod args;
 mod de;
 mod run;
 
-use heck::ToUpperCamelCase;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
-use crate::model::{Param, Tool};
+use crate::model::{struct_base, Description, Param, Tool};
 
 /// What the tool calls: a free function, or a `&self` method of a type
 /// whose shared instance the tool holds.
 pub(crate) enum Target<'a> {
     /// A free function.
     Free,
-    /// A `&self` method of the type named `self_ty`.
-    Method { self_ty: &'a syn::Ident },
+    /// A `&self` method of the type `self_ty` (a path without generic
+    /// arguments).
+    Method { self_ty: &'a syn::Path },
 }
 
 impl Target<'_> {
@@ -36,7 +36,11 @@ impl Target<'_> {
     fn prefix(&self) -> String {
         match self {
             Target::Free => String::new(),
-            Target::Method { self_ty } => self_ty.to_string(),
+            Target::Method { self_ty } => self_ty
+                .segments
+                .last()
+                .map(|segment| segment.ident.to_string())
+                .unwrap_or_default(),
         }
     }
 }
@@ -44,11 +48,8 @@ impl Target<'_> {
 /// The tool's struct name: `SearchCode` for `search_code`, `RepoReadFiles`
 /// for `Repo::read_files`.
 pub(crate) fn unit_name(model: &Tool<'_>, target: &Target<'_>) -> syn::Ident {
-    let base = model
-        .ident
-        .to_string()
-        .trim_start_matches("r#")
-        .to_upper_camel_case();
+    // Checked to be a type name (`check::struct_name`).
+    let base = struct_base(model.ident);
     format_ident!("{}{}", target.prefix(), base, span = model.ident.span())
 }
 
@@ -63,13 +64,14 @@ pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
         repair,
         timeout_ms,
         krate,
+        cfgs,
         ..
     } = model;
     let unit = unit_name(model, target);
     let args = format_ident!("{}Args", unit, span = ident.span());
     let declared = match target {
         Target::Free => format!("[`{ident}`]"),
-        Target::Method { self_ty } => format!("[`{self_ty}::{ident}`]"),
+        Target::Method { self_ty } => format!("[`{}::{ident}`]", path_text(self_ty)),
     };
     let args_struct = args::definition(model, &args, &declared);
     let args_impls = args::impls(model, &args);
@@ -88,17 +90,32 @@ pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
             }
         }
     });
+    let description = match description {
+        Description::Text(text) => quote! { #text },
+        Description::Lines(lines) => {
+            let mut parts = Vec::new();
+            for (i, line) in lines.iter().enumerate() {
+                if i > 0 {
+                    parts.push(quote! { "\n" });
+                }
+                parts.push(quote! { #line });
+            }
+            quote! { ::core::primitive::str::trim(::core::concat!(#(#parts),*)) }
+        }
+    };
     let unit_doc = format!(
         "The `{name}` tool, declared by {declared}; call it through [`Tool`]({}::__private::Tool).",
         path_text(krate)
     );
     let unit_struct = match target {
         Target::Free => quote! {
+            #(#cfgs)*
             #[doc = #unit_doc]
             #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
             #vis struct #unit;
         },
         Target::Method { self_ty } => quote! {
+            #(#cfgs)*
             #[doc = #unit_doc]
             #[derive(::core::clone::Clone)]
             #vis struct #unit(pub ::std::sync::Arc<#self_ty>);
@@ -112,6 +129,7 @@ pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
 
         // Every impl is out of the user's namespace (serde's and schemars'
         // way); only the two structs above are named by users.
+        #(#cfgs)*
         const _: () = {
             #args_impls
 

@@ -46,20 +46,24 @@ pub(super) fn run(
     let function = hygienic("function");
     let call = match (target, *is_async) {
         (Target::Free, true) => quote! { #function(#(#call_order),*).await },
-        (Target::Method { .. }, true) => quote! { self.0.#ident(#(#call_order),*).await },
+        // Called by the type's path, not as a method of the `Arc` (whose
+        // own `clone`, `to_string`, ... would be found first).
+        (Target::Method { self_ty }, true) => {
+            quote! { <#self_ty>::#ident(&*self.0, #(#call_order),*).await }
+        }
         // A sync tool runs on the blocking pool, so it stalls neither the
         // executor nor the other calls of a batch, and a timeout can fire.
         (Target::Free, false) => {
             let run_blocking = run_blocking(krate, output);
             quote! { #run_blocking(move || #function(#(#call_order),*)).await }
         }
-        (Target::Method { .. }, false) => {
+        (Target::Method { self_ty }, false) => {
             let run_blocking = run_blocking(krate, output);
             let this = hygienic("this");
             quote! {
                 {
                     let #this = ::std::sync::Arc::clone(&self.0);
-                    #run_blocking(move || #this.#ident(#(#call_order),*)).await
+                    #run_blocking(move || <#self_ty>::#ident(&*#this, #(#call_order),*)).await
                 }
             }
         }

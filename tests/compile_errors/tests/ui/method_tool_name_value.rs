@@ -3,7 +3,12 @@ struct Repo;
 #[canon::tools]
 impl Repo {
     #[tool = "find"]
-    fn find(&self, query: String) -> String {
+    fn find(
+        &self,
+        /// What to find: the parameter's attributes are still taken off.
+        #[arg(rename = "q")]
+        query: String,
+    ) -> String {
         query
     }
 }

@@ -407,3 +407,90 @@ async fn a_toolbox_policy_applies_to_every_tool() {
     let note = Toolbox::new().with_repair_notes(true).message(&result);
     assert!(note.text.ends_with("(Note: /days was sent as a string and read as a number; send a number; /metric was sent as a string and read as a boolean; send true or false.)"), "{}", note.text);
 }
+
+/// Calls the original schema refuses, which a reading of it that dropped
+/// a reference or took a keyword for an annotation let through: each is
+/// refused, and the call the schema takes binds.
+#[test]
+fn references_and_drafts_are_read_as_the_validator_reads_them() {
+    let integer = json!({"type": "integer"});
+    let cases = [
+        // A reference through the schema's own `$id`.
+        json!({
+            "$id": "https://example.com/tool.json",
+            "type": "object",
+            "properties": {"n": {"$ref": "https://example.com/tool.json#/$defs/N"}},
+            "$defs": {"N": integer}
+        }),
+        // A percent-encoded pointer.
+        json!({
+            "type": "object",
+            "properties": {"n": {"$ref": "#/$defs/Page%20Size"}},
+            "$defs": {"Page Size": integer}
+        }),
+        // A reference resolved against a nested `$id`.
+        json!({
+            "type": "object",
+            "properties": {"n": {
+                "$id": "https://example.com/size.json",
+                "$ref": "#/$defs/Size",
+                "$defs": {"Size": integer}
+            }}
+        }),
+        // A relative reference under the root's `$id`.
+        json!({
+            "$id": "https://example.com/tool.json",
+            "type": "object",
+            "properties": {"n": {"$ref": "tool.json#/$defs/N"}},
+            "$defs": {"N": integer}
+        }),
+    ];
+    for schema in cases {
+        let canon = Canonicalizer::new(&schema).unwrap();
+        assert!(
+            canon.canonicalize(&mut json!({"n": "DROP TABLE"})).is_err(),
+            "{schema}"
+        );
+        assert_eq!(
+            canon.canonicalize(&mut json!({"n": 3})),
+            Ok(vec![]),
+            "{schema}"
+        );
+    }
+
+    // Draft 4 counts no number with a fraction as an integer, `1.0`
+    // included, at the root's draft or an embedded one.
+    let draft4 = json!({
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"]
+    });
+    let canon = Canonicalizer::new(&draft4).unwrap();
+    assert!(!canon.is_valid(&json!({"n": 1.0})));
+    assert!(canon.canonicalize(&mut json!({"n": 1.0})).is_err());
+    assert_eq!(canon.canonicalize(&mut json!({"n": 1})), Ok(vec![]));
+
+    // Drafts 6 and 7 assert `contentEncoding` and `contentMediaType`.
+    for (keyword, value, valid) in [
+        ("contentEncoding", "base64", "e30="),
+        ("contentMediaType", "application/json", "{}"),
+    ] {
+        let schema = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"b": {"type": "string", keyword: value}}
+        });
+        let canon = Canonicalizer::new(&schema).unwrap();
+        assert!(!canon.is_valid(&json!({"b": "%%%{"})), "{schema}");
+        assert!(
+            canon.canonicalize(&mut json!({"b": "%%%{"})).is_err(),
+            "{schema}"
+        );
+        assert_eq!(
+            canon.canonicalize(&mut json!({"b": valid})),
+            Ok(vec![]),
+            "{schema}"
+        );
+    }
+}

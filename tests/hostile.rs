@@ -900,3 +900,32 @@ async fn a_toolbox_s_bound_on_repairs_refuses_before_the_tool_runs() {
     let result = toolbox.call(ToolCall::new("1", "three_lists", two)).await;
     assert!(matches!(result.outcome, ToolOutcome::Ran { ref repairs, .. } if repairs.len() == 2));
 }
+
+#[test]
+fn keywords_canon_has_no_words_for_do_not_echo_the_value_whole() {
+    let long = "A".repeat(200_000);
+    for (schema, call, expected) in [
+        (
+            json!({"type": "object", "properties": {"id": {"not": {"type": "string"}}}}),
+            json!({"id": long}),
+            "a value that does not match the schema under `not`",
+        ),
+        (
+            json!({"type": "object", "properties": {"ids": {"contains": {"type": "integer"}}}}),
+            json!({"ids": [long]}),
+            "an array with an item that matches the schema under `contains`",
+        ),
+        (
+            json!({"type": "object", "propertyNames": {"maxLength": 3}}),
+            json!({long.clone(): 1}),
+            "an object whose property names match the schema under `propertyNames`",
+        ),
+    ] {
+        let canon = Canonicalizer::new(&schema).unwrap();
+        let error = canon.canonicalize(&mut call.clone()).unwrap_err();
+        assert_eq!(error.violations()[0].expected, expected, "{schema}");
+        let text = error.to_string();
+        assert!(text.len() < 1_000, "{} bytes for {schema}", text.len());
+        assert!(error.to_json().to_string().len() < 2_000, "{schema}");
+    }
+}

@@ -16,7 +16,8 @@ use serde_json::{Map, Number, Value};
 
 use crate::schema::types as ty;
 
-/// Keywords that only annotate: they never make a value invalid.
+/// Keywords that only annotate: they never make a value invalid (but the
+/// last two, which drafts 6 and 7 assert: see [`Drafts`]).
 const ANNOTATIONS: [&str; 14] = [
     "description",
     "title",
@@ -109,13 +110,21 @@ pub(crate) struct Check {
 impl Check {
     /// Compiles `schema`; never fails (what it cannot read is `Unsure`).
     pub(crate) fn compile(schema: &Value, max_depth: usize, formats: bool) -> Check {
+        let drafts = Drafts::of(schema);
         let mut compiler = Compiler {
             formats,
+            content_asserts: drafts.content_asserts,
             root: schema,
             nodes: Vec::new(),
             refs: HashMap::new(),
         };
-        let root = compiler.schema(schema, 0, true);
+        let root = if drafts.older {
+            // Draft 4 and before read an integer differently (`1.0` is
+            // none) and bounds differently: the validator decides.
+            compiler.push(Node::Unsure)
+        } else {
+            compiler.schema(schema, 0, true)
+        };
         Check {
             nodes: compiler.nodes,
             root,
@@ -268,10 +277,54 @@ fn number_ok(typed: &Typed, n: &Number) -> bool {
         || typed.exclusive_maximum.is_some_and(|m| x >= m))
 }
 
+/// The drafts a schema's `$schema` members name, where they change what
+/// this check may accept.
+struct Drafts {
+    /// Draft 4 or earlier somewhere.
+    older: bool,
+    /// Draft 6 or 7 somewhere: `contentEncoding` and `contentMediaType`
+    /// assert (the validator checks them).
+    content_asserts: bool,
+}
+
+impl Drafts {
+    fn of(schema: &Value) -> Drafts {
+        let mut drafts = Drafts {
+            older: false,
+            content_asserts: false,
+        };
+        drafts.scan(schema, 0);
+        drafts
+    }
+
+    fn scan(&mut self, value: &Value, depth: usize) {
+        if depth > MAX_DEPTH {
+            // Too deep to tell: assume the worst.
+            self.older = true;
+            return;
+        }
+        match value {
+            Value::Object(obj) => {
+                if let Some(Value::String(uri)) = obj.get("$schema") {
+                    self.older |= ["draft-03", "draft-04"].iter().any(|d| uri.contains(d));
+                    self.content_asserts |=
+                        ["draft-06", "draft-07"].iter().any(|d| uri.contains(d));
+                }
+                obj.values().for_each(|sub| self.scan(sub, depth + 1));
+            }
+            Value::Array(items) => items.iter().for_each(|sub| self.scan(sub, depth + 1)),
+            _ => {}
+        }
+    }
+}
+
 struct Compiler<'s> {
     /// `format` asserts (for the formats `jsonschema` implements): such a
     /// schema is left to the validator.
     formats: bool,
+    /// `contentEncoding` and `contentMediaType` assert: such a schema is
+    /// left to the validator.
+    content_asserts: bool,
     root: &'s Value,
     nodes: Vec<Node>,
     refs: HashMap<&'s str, Id>,
@@ -293,6 +346,11 @@ impl<'s> Compiler<'s> {
             _ => return self.push(Node::Unsure),
         };
         let keywords = Keywords::of(obj, root);
+        if self.content_asserts
+            && (obj.contains_key("contentEncoding") || obj.contains_key("contentMediaType"))
+        {
+            return self.push(Node::Unsure);
+        }
         let asserts_format = self.formats
             && keywords
                 .format

@@ -6,16 +6,69 @@ use serde_json::Value;
 use super::pointer;
 
 /// The place in `root` that the local reference `reference` names: `#`
-/// (the root itself) or `#/...` (an RFC 6901 pointer into `root`). `None`
-/// for a reference into another document, a plain-name fragment (an
-/// `$anchor`), or a pointer to nowhere.
+/// (the root itself) or `#/...` (an RFC 6901 pointer into `root`, whose
+/// percent-encoded characters are decoded, `%20` for a space), alone or
+/// after the root's own `$id`. `None` for a reference into another
+/// document, a plain-name fragment (an `$anchor`), or a pointer to nowhere.
 pub(crate) fn target<'r>(root: &'r Value, reference: &str) -> Option<&'r Value> {
-    let fragment = reference.strip_prefix('#')?;
-    if fragment.is_empty() || fragment.starts_with('/') {
-        root.pointer(fragment)
-    } else {
-        None
+    let local = match root.get("$id").and_then(Value::as_str) {
+        Some(id) if !id.is_empty() && reference.starts_with(id) => {
+            let rest = &reference[id.len()..];
+            // The document itself, with or without an empty fragment.
+            let rest = rest.strip_prefix('#').unwrap_or(rest);
+            if !(rest.is_empty() || rest.starts_with('/')) {
+                return None;
+            }
+            rest
+        }
+        _ => reference.strip_prefix('#')?,
+    };
+    if !(local.is_empty() || local.starts_with('/')) {
+        return None;
     }
+    if local.contains('%') {
+        root.pointer(&percent_decoded(local)?)
+    } else {
+        root.pointer(local)
+    }
+}
+
+/// `text` with each `%XX` replaced by the byte it encodes; `None` when an
+/// escape is malformed or the bytes are not UTF-8.
+fn percent_decoded(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// True when some schema below the root has its own `$id`: references
+/// under it are resolved against it, which [`target`] does not do.
+pub(crate) fn nested_id(root: &Value) -> bool {
+    fn below(value: &Value, depth: usize) -> bool {
+        if depth > super::MAX_DEPTH {
+            // Too deep to tell: say so, and the references stay.
+            return true;
+        }
+        match value {
+            Value::Object(obj) => obj.iter().any(|(key, sub)| {
+                (depth > 0 && key == "$id" && sub.is_string()) || below(sub, depth + 1)
+            }),
+            Value::Array(items) => items.iter().any(|sub| below(sub, depth + 1)),
+            _ => false,
+        }
+    }
+    below(root, 0)
 }
 
 /// Whether `reference` names a plain-name fragment (`#name`, an `$anchor`),

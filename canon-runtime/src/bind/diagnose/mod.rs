@@ -720,7 +720,8 @@ fn convert(schema: &Value, value: &Value, error: &ValidationError<'_>, out: &mut
             received(),
         )),
         kind => {
-            let expected = constraint(kind).unwrap_or_else(|| error.to_string());
+            // Never the validator's own text, which quotes the whole value.
+            let expected = constraint(kind).unwrap_or_else(|| unworded(kind));
             out.push(wrong(ViolationKind::Constraint, expected, received()));
         }
     }
@@ -1085,8 +1086,14 @@ fn constraint(kind: &ValidationErrorKind) -> Option<String> {
         K::MultipleOf { multiple_of } => format!("a multiple of {multiple_of}"),
         K::MinLength { limit } => format!("a string of at least {limit} characters"),
         K::MaxLength { limit } => format!("a string of at most {limit} characters"),
-        K::Pattern { pattern } => format!("a string matching the pattern `{pattern}`"),
-        K::Format { format } => format!("a string in the `{format}` format"),
+        K::Pattern { pattern } => format!(
+            "a string matching the pattern `{}`",
+            crate::feedback::short(pattern, SCHEMA_TEXT_CHARS)
+        ),
+        K::Format { format } => format!(
+            "a string in the `{}` format",
+            crate::feedback::short(format, SCHEMA_TEXT_CHARS)
+        ),
         K::MinItems { limit } => format!("an array of at least {limit} items"),
         K::MaxItems { limit } => format!("an array of at most {limit} items"),
         K::UniqueItems => "an array without duplicate items".to_owned(),
@@ -1100,6 +1107,42 @@ fn constraint(kind: &ValidationErrorKind) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+/// How much of a text taken from the schema (a pattern, a format, a
+/// keyword's name) a violation quotes.
+const SCHEMA_TEXT_CHARS: usize = 128;
+
+/// What a keyword canon has no words of its own for asks of the value, named
+/// by the keyword: the validator's own message would quote the value whole.
+fn unworded(kind: &ValidationErrorKind) -> String {
+    use ValidationErrorKind as K;
+    let text = |t: &str| crate::feedback::short(t, SCHEMA_TEXT_CHARS);
+    match kind {
+        K::Not { .. } => "a value that does not match the schema under `not`".to_owned(),
+        K::Contains => "an array with an item that matches the schema under `contains`".to_owned(),
+        K::AdditionalItems { limit } => format!("an array of at most {limit} items"),
+        K::UnevaluatedItems { .. } => {
+            "an array without items the schema does not describe (`unevaluatedItems`)".to_owned()
+        }
+        K::PropertyNames { .. } => {
+            "an object whose property names match the schema under `propertyNames`".to_owned()
+        }
+        K::ContentEncoding { content_encoding } => {
+            format!("a string in the `{}` encoding", text(content_encoding))
+        }
+        K::ContentMediaType { content_media_type } => {
+            format!("a string holding `{}` content", text(content_media_type))
+        }
+        K::BacktrackLimitExceeded { .. } | K::RegexEngineFailure { .. } => {
+            "a string the pattern here can be checked against (checking this one gave up)"
+                .to_owned()
+        }
+        kind => format!(
+            "a value that satisfies the schema's `{}` keyword here",
+            text(kind.keyword())
+        ),
+    }
 }
 
 /// What an empty `enum` (or a `false` schema) accepts.

@@ -16,8 +16,8 @@ use std::collections::BTreeSet;
 
 use async_openai::types::chat::{
     ChatCompletionMessageToolCalls, ChatCompletionRequestMessage, ChatCompletionRequestToolMessage,
-    ChatCompletionRequestUserMessage, ChatCompletionTools, CreateChatCompletionRequest,
-    CreateChatCompletionResponse, CreateChatCompletionStreamResponse,
+    ChatCompletionRequestUserMessage, ChatCompletionResponseMessage, ChatCompletionTools,
+    CreateChatCompletionRequest, CreateChatCompletionResponse, CreateChatCompletionStreamResponse,
 };
 use async_openai::types::responses::{
     CreateResponse, FunctionCallOutputItemParam, InputItem, InputParam, OutputItem, Response,
@@ -1006,4 +1006,24 @@ fn typed_calls_carry_their_arguments_as_text() {
         aoai::tool_calls(&response)[0].arguments,
         Arguments::Text(first.function.arguments.clone())
     );
+}
+
+#[test]
+fn calls_sent_with_empty_ids_are_carried_with_the_ids_their_answers_name() {
+    let message = json!({"role": "assistant", "content": null, "tool_calls": [
+        {"id": "", "type": "function", "function": {"name": "ping", "arguments": "{}"}},
+        {"id": "call_b", "type": "function", "function": {"name": "ping", "arguments": "{}"}},
+        {"id": "", "type": "function", "function": {"name": "ping", "arguments": "{}"}}]});
+    let message: ChatCompletionResponseMessage = typed(&message);
+    let calls = aoai::tool_calls(&message);
+    let ids: Vec<_> = calls.iter().map(|c| c.id.clone()).collect();
+    assert_eq!(ids, ["call_0", "call_b", "call_2"]);
+    let reply = to_json(&aoai::assistant_message(&message));
+    let sent: Vec<_> = reply["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(sent, ids);
 }

@@ -518,3 +518,28 @@ fn usable(call: &Value) -> Option<&str> {
         .and_then(Value::as_str)
         .filter(|id| !id.is_empty())
 }
+
+/// Vertex AI's streamed arguments: the call is refused as cut short, never
+/// run with `{}`, and the parts continuing it are not calls.
+#[tokio::test]
+async fn a_call_whose_arguments_are_streamed_in_parts_never_runs_without_them() {
+    let part = |call: Value| json!({"candidates": [{"content": {"role": "model", "parts": [{"functionCall": call}]}}]});
+    let mut stream = gemini::GenerateContentStream::new();
+    let mut calls = Vec::new();
+    for call in [
+        json!({"name": "ping", "willContinue": true}),
+        json!({"partialArgs": [{"jsonPath": "$.query", "stringValue": "bask", "willContinue": true}],
+               "willContinue": true}),
+        json!({"partialArgs": [{"jsonPath": "$.query", "stringValue": "et"}], "willContinue": false}),
+    ] {
+        calls.extend(stream.push(&part(call)));
+    }
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].name, "ping");
+    let results = toolbox().call_batch(calls).await;
+    assert!(
+        matches!(results[0].outcome, ToolOutcome::Rejected(_)),
+        "{:?}",
+        results[0].outcome
+    );
+}

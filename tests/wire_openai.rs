@@ -1092,3 +1092,90 @@ fn returned_calls_awaiting_their_item_done_stay_bounded() {
     assert_eq!(returned, 10_000);
     assert_eq!(stream.finish(), []);
 }
+
+/// A server that repeats each call's id and name on every delta, and
+/// interleaves calls by index.
+#[test]
+fn a_call_returned_early_is_not_begun_again_by_a_repeated_delta() {
+    let delta = |index: u64, id: &str, arguments: &str| {
+        chunk(
+            json!({"tool_calls": [{"index": index, "id": id, "type": "function",
+                "function": {"name": "ping", "arguments": arguments}}]}),
+            None,
+        )
+    };
+    let mut stream = ChatStream::new();
+    let mut calls = Vec::new();
+    calls.extend(stream.push(&delta(0, "call_a", "{}")));
+    calls.extend(stream.push(&delta(1, "call_b", "{}")));
+    calls.extend(stream.push(&delta(0, "call_a", "")));
+    calls.extend(stream.push(&chunk(json!({}), Some("tool_calls"))));
+    let ids: Vec<_> = calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["call_a", "call_b"]);
+}
+
+/// Calls without ids, all at index 0, each name sent with empty
+/// arguments before its fragments.
+#[test]
+fn calls_sharing_index_0_are_told_apart_when_the_name_comes_alone() {
+    let delta = |function: Value| {
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": function}]}),
+            None,
+        )
+    };
+    let mut stream = ChatStream::new();
+    let mut calls = Vec::new();
+    for function in [
+        json!({"name": "a", "arguments": ""}),
+        json!({"arguments": "{\"x\": 1}"}),
+        json!({"name": "b", "arguments": ""}),
+        json!({"arguments": "{\"y\": 2}"}),
+    ] {
+        calls.extend(stream.push(&delta(function)));
+    }
+    calls.extend(stream.push(&chunk(json!({}), Some("tool_calls"))));
+    let got: Vec<_> = calls
+        .iter()
+        .map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("call_0", "a", Arguments::Text("{\"x\": 1}".into())),
+            ("call_1", "b", Arguments::Text("{\"y\": 2}".into())),
+        ]
+    );
+    // A name repeated with empty arguments after the whole object, and
+    // nothing after it, begins nothing.
+    let mut stream = ChatStream::new();
+    let mut calls = Vec::new();
+    for function in [
+        json!({"name": "a", "arguments": "{\"x\": 1}"}),
+        json!({"name": "a", "arguments": ""}),
+    ] {
+        calls.extend(stream.push(&delta(function)));
+    }
+    calls.extend(stream.push(&chunk(json!({}), Some("tool_calls"))));
+    assert_eq!(calls.len(), 1);
+}
+
+/// Ollama's own stream: each call whole in its own chunk, without ids.
+#[test]
+fn ollama_calls_in_separate_chunks_are_numbered_across_the_response() {
+    let message = |city: &str| {
+        json!({"model": "qwen3", "message": {"role": "assistant", "content": "",
+            "tool_calls": [{"function": {"name": "forecast", "arguments": {"city": city}}}]},
+            "done": false})
+    };
+    let mut stream = ChatStream::new();
+    let mut calls = stream.push(&message("Paris"));
+    calls.extend(stream.push(&message("Rome")));
+    calls.extend(stream.push(&json!({"model": "qwen3",
+        "message": {"role": "assistant", "content": ""}, "done": true})));
+    let ids: Vec<_> = calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["call_0", "call_1"]);
+    // The next response numbers from 0 again.
+    let again = stream.push(&message("Oslo"));
+    assert_eq!(again[0].id, "call_0");
+}

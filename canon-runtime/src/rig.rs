@@ -46,6 +46,12 @@
 //! [`Toolbox::with_panic_messages`]). No call panics, whatever the model
 //! sent.
 //!
+//! rig reads the model's argument text before canon does: it takes `null`
+//! as `{}`, an object sent as a JSON string as the object, and answers
+//! text that is not JSON with its own message. Those calls reach canon
+//! already changed, or not at all, so canon records no repair for what rig
+//! changed and gives no feedback for what rig refused.
+//!
 //! # Strict declarations
 //! rig sends each tool's `parameters` as given, except to a provider asked
 //! for strict tools: rig's OpenAI Chat Completions and Responses wires with

@@ -35,8 +35,11 @@
 //! A response Gemini itself refused (`finishReason`
 //! `MALFORMED_FUNCTION_CALL`, with no content) holds no call to answer.
 //! Vertex AI's streamed function call arguments (`partialArgs`,
-//! `willContinue`; not in the Gemini API) are not assembled: such a part is
-//! read as its `args`.
+//! `willContinue`; not in the Gemini API) are not assembled: the part that
+//! begins such a call is a call whose arguments are cut short (the text
+//! `{`), so binding refuses it and it never runs without its arguments,
+//! and the parts that continue it (`partialArgs` without a `name`) are
+//! passed over. Turn that option off to have calls bound.
 //!
 //! ```
 //! use canon::{gemini, tool, Toolbox};
@@ -151,6 +154,7 @@ fn calls(parts: &[Value], offset: usize) -> Vec<ToolCall> {
         .enumerate()
         .filter_map(|(position, part)| {
             part.get("functionCall")
+                .filter(|call| !continues(call))
                 .map(|call| (offset.saturating_add(position), call))
         })
         .collect();
@@ -191,9 +195,25 @@ fn id_of(call: &Value) -> Option<&str> {
         .filter(|id| !id.is_empty())
 }
 
+/// True for a part that continues a call whose arguments are streamed
+/// (Vertex AI's `partialArgs`, with no `name`): not a call of its own.
+fn continues(call: &Value) -> bool {
+    call.get("partialArgs").is_some() && call.get("name").is_none()
+}
+
+/// True for a call whose arguments are streamed in later parts: what it
+/// holds is not the whole call.
+fn streamed(call: &Value) -> bool {
+    call.get("willContinue") == Some(&Value::Bool(true)) || call.get("partialArgs").is_some()
+}
+
 /// The call of a `functionCall` member, with `id`.
 fn to_call(id: String, call: &Value) -> ToolCall {
     let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+    if streamed(call) {
+        // Cut short, as a stream ended early is: refused, never run.
+        return ToolCall::new(id, name, Arguments::Text("{".to_owned()));
+    }
     let args = match call.get("args") {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(args) => args.clone(),

@@ -617,6 +617,9 @@ struct Pending {
     id: Option<String>,
     name: Option<String>,
     arguments: Gathered,
+    /// A name that came, with no arguments, after this call's whole
+    /// object: the next call's, if arguments follow.
+    next_name: Option<String>,
 }
 
 impl Pending {
@@ -626,6 +629,7 @@ impl Pending {
             id: None,
             name: None,
             arguments: Gathered::new(max_bytes),
+            next_name: None,
         }
     }
 
@@ -657,8 +661,9 @@ impl Pending {
 ///   text never makes an object (cut short, not JSON, empty) is held until
 ///   the end;
 /// - when a delta at the same index carries a new `id`, or a name and more
-///   arguments after a whole object: a new call has begun there (Ollama
-///   and some proxies give every parallel call index 0, or none);
+///   arguments (in that delta or the next) after a whole object: a new
+///   call has begun there (Ollama and some proxies give every parallel
+///   call index 0, or none);
 /// - when the choice's `finish_reason` arrives (`tool_calls`, `stop`,
 ///   `length`...): every call held is returned, in index order.
 ///
@@ -669,8 +674,11 @@ impl Pending {
 /// `call_{n}`, the `n`th call of the response (counting from 0), as
 /// [`tool_calls`] does for the same response unstreamed. A chunk of
 /// Ollama's `/api/chat` stream (`{"message": {"tool_calls": [...]}}`, each
-/// call whole) gives its calls at once, as [`tool_calls`] reads them;
-/// `"done": true` ends it. Memory is bounded as the
+/// call whole) gives its calls at once, as [`tool_calls`] reads them,
+/// numbered across the response; `"done": true` ends it. A delta for an
+/// index whose call was returned early that repeats its id (or no id) and
+/// carries no arguments starts nothing: servers that repeat the id and
+/// name on every delta run each call once. Memory is bounded as the
 /// [module documentation](self#streams) says.
 ///
 /// ```
@@ -701,6 +709,9 @@ pub struct ChatStream {
     open: BTreeMap<u64, Pending>,
     /// The highest index started since the last finish.
     highest: Option<u64>,
+    /// The ids of the calls returned before the finish, by index (the
+    /// highest [`MAX_PENDING_CALLS`] indexes).
+    returned: BTreeMap<u64, Option<String>>,
     /// Calls begun since the last finish: what synthesizes an id when none
     /// came (`call_0`, `call_1`... as in [`tool_calls`], and unique even
     /// when a server gives every call index 0).
@@ -714,6 +725,7 @@ impl Default for ChatStream {
         ChatStream {
             open: BTreeMap::new(),
             highest: None,
+            returned: BTreeMap::new(),
             begun: 0,
             max_argument_bytes: MAX_ARGUMENT_BYTES,
             max_pending: MAX_PENDING_CALLS,
@@ -762,10 +774,15 @@ impl ChatStream {
     pub fn push(&mut self, chunk: &Value) -> Vec<ToolCall> {
         let mut done = Vec::new();
         if chunk.get("choices").is_none() {
-            // Ollama's /api/chat stream: each call whole, in one chunk.
-            if chunk.get("message").is_some_and(Value::is_object) {
-                done.extend(self.finish());
-                done.extend(tool_calls(chunk));
+            // Ollama's /api/chat stream: each call whole, in one chunk,
+            // numbered across the response.
+            if let Some(message) = chunk.get("message").filter(|m| m.is_object()) {
+                let held = std::mem::take(&mut self.open);
+                done.extend(held.into_values().map(Pending::into_call));
+                for entry in entries(message.get("tool_calls")).iter() {
+                    done.push(chat_call(self.begun, entry));
+                    self.begun = self.begun.saturating_add(1);
+                }
             }
             if chunk.get("done") == Some(&Value::Bool(true)) {
                 done.extend(self.finish());
@@ -795,6 +812,7 @@ impl ChatStream {
     pub fn finish(&mut self) -> Vec<ToolCall> {
         self.highest = None;
         self.begun = 0;
+        self.returned.clear();
         std::mem::take(&mut self.open)
             .into_values()
             .map(Pending::into_call)
@@ -810,20 +828,40 @@ impl ChatStream {
         let id = id_of(delta.get("id"));
         let name = name_of(function.and_then(|f| f.get("name")));
         let arguments = function.and_then(|f| f.get("arguments"));
+        let carries = carries_arguments(arguments);
+        let mut name = name;
         // A new call at an index still held: the one held is over.
-        let begins = self.open.get(&index).is_some_and(|held| {
+        let mut begins = false;
+        if let Some(held) = self.open.get_mut(&index) {
             let new_id = id.is_some() && held.id.is_some() && id != held.id;
-            let new_call =
-                name.is_some() && held.arguments.complete() && carries_arguments(arguments);
-            new_id || new_call
-        });
+            let after_object = held.name.is_some() && held.arguments.complete();
+            if !new_id && after_object && name.is_some() && !carries {
+                // The next call's name, or the held one's repeated: which,
+                // the next delta tells.
+                held.next_name = name;
+                return;
+            }
+            if !new_id && after_object && carries && name.is_none() {
+                name = held.next_name.take();
+            }
+            begins = new_id || (after_object && name.is_some() && carries);
+        }
         if begins {
             if let Some(held) = self.open.remove(&index) {
+                self.note_returned(index, &held);
                 done.push(held.into_call());
             }
         }
         if !self.open.contains_key(&index) {
-            if id.is_none() && name.is_none() && !carries_arguments(arguments) {
+            if id.is_none() && name.is_none() && !carries {
+                return;
+            }
+            // The call returned from this index, repeated with nothing new.
+            let repeated = self
+                .returned
+                .get(&index)
+                .is_some_and(|returned| id.is_none() || id == *returned);
+            if repeated && !carries {
                 return;
             }
             self.start(index, done);
@@ -840,8 +878,18 @@ impl ChatStream {
         call.arguments.push(arguments);
         if self.highest.is_some_and(|highest| highest > index) && call.arguments.complete() {
             if let Some(call) = self.open.remove(&index) {
+                self.note_returned(index, &call);
                 done.push(call.into_call());
             }
+        }
+    }
+
+    /// Notes the id of a call returned before the finish, keeping the
+    /// highest indexes only.
+    fn note_returned(&mut self, index: u64, call: &Pending) {
+        self.returned.insert(index, call.id.clone());
+        while self.returned.len() > MAX_PENDING_CALLS {
+            self.returned.pop_first();
         }
     }
 
@@ -858,6 +906,7 @@ impl ChatStream {
                 .collect();
             for i in complete {
                 if let Some(call) = self.open.remove(&i) {
+                    self.note_returned(i, &call);
                     done.push(call.into_call());
                 }
             }

@@ -299,7 +299,8 @@ impl From<&ToolMessage> for ChatCompletionRequestMessage {
 /// before the answers to its calls: its content, refusal, tool calls (as
 /// sent, custom ones too), audio (by id) and deprecated `function_call`.
 /// async-openai has no conversion of its own from the response's message
-/// to the request's.
+/// to the request's. A call sent with an empty id gets the one
+/// [`tool_calls`] gives it (`call_{n}`), which its answer names.
 ///
 /// Its JSON is the response message's, without `annotations` (a request
 /// does not take them) and with `audio` reduced to its `id`.
@@ -315,10 +316,23 @@ pub fn assistant_message(message: &ChatCompletionResponseMessage) -> ChatComplet
             .map(|audio| ChatCompletionRequestAssistantMessageAudio {
                 id: audio.id.clone(),
             }),
-        tool_calls: message.tool_calls.clone(),
+        tool_calls: message.tool_calls.clone().map(with_ids),
         function_call: message.function_call.clone(),
     };
     ChatCompletionRequestMessage::Assistant(assistant)
+}
+
+/// The calls with the ids [`tool_calls`] gives them: `call_{n}` for one
+/// sent with an empty id, so that each answer names its call.
+fn with_ids(mut calls: Vec<ChatCompletionMessageToolCalls>) -> Vec<ChatCompletionMessageToolCalls> {
+    for (position, call) in calls.iter_mut().enumerate() {
+        let id = match call {
+            ChatCompletionMessageToolCalls::Function(call) => &mut call.id,
+            ChatCompletionMessageToolCalls::Custom(call) => &mut call.id,
+        };
+        *id = id_or(id, position as u64);
+    }
+    calls
 }
 
 /// The toolbox's tools declared for Chat Completions, as async-openai's

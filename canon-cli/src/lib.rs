@@ -69,6 +69,30 @@ pub struct Tools {
 }
 
 impl Tools {
+    /// A digest of the declarations (names and schemas, in name order):
+    /// 16 hexadecimal digits of FNV-1a, the same for the same declarations
+    /// whatever their order in the file; empty when there are none.
+    pub fn digest(&self) -> String {
+        if self.schemas.is_empty() {
+            return String::new();
+        }
+        let mut names: Vec<&String> = self.schemas.keys().collect();
+        names.sort();
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut add = |bytes: &[u8]| {
+            for &byte in bytes {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        for name in names {
+            add(name.as_bytes());
+            add(&[0]);
+            add(self.schemas[name].to_string().as_bytes());
+            add(&[0]);
+        }
+        format!("{hash:016x}")
+    }
+
     /// Reads a tools file: an OpenAI `tools` array (Chat Completions or
     /// Responses form), an Anthropic `tools` array, an MCP `tools/list`
     /// result (or the whole JSON-RPC response), an object with a `tools`
@@ -382,6 +406,8 @@ impl Tally {
             report: Report {
                 policy: replay.policy.to_string(),
                 closed_objects: replay.closed,
+                canon_version: env!("CARGO_PKG_VERSION").to_owned(),
+                tools: replay.tools.digest(),
                 ..Report::default()
             },
             by_tool: ByTool::default(),

@@ -107,14 +107,37 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("canon replay: {message}");
+        // The reader of the output stopped reading (`| head`): it has what
+        // it wanted.
+        Err(Failure::OutputClosed) => ExitCode::SUCCESS,
+        Err(Failure::Message(message)) => {
+            warn(&format!("canon replay: {message}"));
             ExitCode::FAILURE
         }
     }
 }
 
-fn replay(args: ReplayArgs) -> Result<(), String> {
+/// Why a command stopped.
+enum Failure {
+    /// Standard output was closed by its reader.
+    OutputClosed,
+    /// Anything else, said to the user.
+    Message(String),
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure::Message(message)
+    }
+}
+
+/// Writes a line to standard error; a closed standard error is no reason
+/// to stop (nor to panic, as `eprintln!` would).
+fn warn(line: &str) {
+    let _ = writeln!(io::stderr(), "{line}");
+}
+
+fn replay(args: ReplayArgs) -> Result<(), Failure> {
     let tools = match (&args.tools, &args.file) {
         (Some(path), _) => {
             let text = std::fs::read_to_string(path)
@@ -138,7 +161,7 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
         Some(path) => {
             let file =
                 File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-            let size = file.metadata().ok().map(|m| m.len());
+            let size = file_size(&file);
             let (compression, input) = formats::decompress(BufReader::with_capacity(1 << 16, file))
                 .map_err(|e| format!("reading {}: {e}", path.display()))?;
             // The bar counts the bytes read, decompressed.
@@ -152,9 +175,9 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
             let (found, input) =
                 formats::sniff(input).map_err(|e| format!("reading {source}: {e}"))?;
             let format = found.unwrap_or_else(|| {
-                eprintln!(
+                warn(
                     "canon replay: could not tell the format from the first records; \
-                     reading canon JSON Lines (name it with --format)"
+                     reading canon JSON Lines (name it with --format)",
                 );
                 Format::Canon
             });
@@ -162,11 +185,17 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
         }
     };
     if let (Some(out), Some(input)) = (&args.out, &args.file) {
-        if input.as_os_str() != "-" && same_file(out, input) {
+        let same = if input.as_os_str() == "-" {
+            stdin_is(out)
+        } else {
+            same_file(out, input)
+        };
+        if same {
             return Err(format!(
                 "--out is the input file ({}): writing it would cut the input short; name another file",
                 out.display()
-            ));
+            )
+            .into());
         }
     }
     let mut out = match &args.out {
@@ -198,7 +227,7 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
     let on_malformed = |error: &LineError| {
         // The reason may quote the input (a tool's name): escaped, short.
         let reason = formats::shown(&error.reason, 240);
-        progress.suspend(|| eprintln!("line {}: skipped: {reason}", error.line));
+        progress.suspend(|| warn(&format!("line {}: skipped: {reason}", error.line)));
     };
     // A hidden bar is not told of each line: nothing would be drawn.
     let hidden = progress.is_hidden();
@@ -231,6 +260,37 @@ fn replay(args: ReplayArgs) -> Result<(), String> {
 
 /// Whether `a` and `b` name one file (through links too); false when
 /// either does not exist.
+/// The size of the file read, for the progress bar: none for a pipe or a
+/// device (`<(...)`, `/dev/stdin`), whose length is no size.
+fn file_size(file: &File) -> Option<u64> {
+    file.metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+}
+
+/// True when standard input is the file at `path` (redirected from it).
+fn stdin_is(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        let stdin = io::stdin();
+        let Ok(fd) = stdin.as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        let (Ok(input), Ok(out)) = (File::from(fd).metadata(), std::fs::metadata(path)) else {
+            return false;
+        };
+        input.is_file() && (input.dev(), input.ino()) == (out.dev(), out.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     let (Ok(a_meta), Ok(b_meta)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
         return false;
@@ -250,7 +310,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// `canon replay merge`: the shards' summaries, read and merged in order.
-fn merge_summaries(args: MergeArgs) -> Result<(), String> {
+fn merge_summaries(args: MergeArgs) -> Result<(), Failure> {
     let mut reports = Vec::with_capacity(args.summaries.len());
     for path in &args.summaries {
         let text = if path.as_os_str() == "-" {
@@ -273,7 +333,7 @@ fn merge_summaries(args: MergeArgs) -> Result<(), String> {
 }
 
 /// Prints the report: the table, or one JSON object.
-fn print_report(report: &Report, source: &str, json: bool) -> Result<(), String> {
+fn print_report(report: &Report, source: &str, json: bool) -> Result<(), Failure> {
     let stdout = io::stdout();
     let mut stdout = stdout.lock();
     let printed = if json {
@@ -283,7 +343,10 @@ fn print_report(report: &Report, source: &str, json: bool) -> Result<(), String>
     } else {
         write!(stdout, "{}", render(report, source))
     };
-    printed.map_err(|e| format!("writing the report: {e}"))
+    printed.map_err(|e| match e.kind() {
+        io::ErrorKind::BrokenPipe => Failure::OutputClosed,
+        _ => Failure::Message(format!("writing the report: {e}")),
+    })
 }
 
 /// A byte-count bar when the size is known, a spinner otherwise; hidden
@@ -308,6 +371,22 @@ fn progress_bar(size: Option<u64>) -> ProgressBar {
                 bar.set_style(style);
             }
             bar
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_file_has_a_size_to_count_towards() {
+        let path = std::env::temp_dir().join(format!("canon-size-{}", std::process::id()));
+        std::fs::write(&path, "12345").unwrap();
+        assert_eq!(file_size(&File::open(&path).unwrap()), Some(5));
+        std::fs::remove_file(&path).unwrap();
+        if Path::new("/dev/null").exists() {
+            assert_eq!(file_size(&File::open("/dev/null").unwrap()), None);
         }
     }
 }

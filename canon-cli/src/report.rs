@@ -100,6 +100,16 @@ pub struct Report {
     pub policy: String,
     /// Whether undeclared properties were refused.
     pub closed_objects: bool,
+    /// The version of canon-cli that replayed: summaries of different
+    /// versions are not merged (empty in a summary written before it was
+    /// recorded).
+    #[serde(default)]
+    pub canon_version: String,
+    /// A digest of the tool declarations the calls were checked against
+    /// (`--tools`, or the bundled sample's), empty when none were given:
+    /// summaries replayed against different declarations are not merged.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tools: String,
     /// The totals.
     pub totals: Totals,
     /// Per rule: how many calls it repaired (among those accepted after
@@ -350,8 +360,27 @@ pub fn merge(reports: impl IntoIterator<Item = Report>) -> Result<Report, MergeE
         let whole = merged.get_or_insert_with(|| Report {
             policy: next.policy.clone(),
             closed_objects: next.closed_objects,
+            canon_version: next.canon_version.clone(),
+            tools: next.tools.clone(),
             ..Report::default()
         });
+        if next.canon_version != whole.canon_version {
+            let version = |v: &str| match v {
+                "" => "an unrecorded version".to_owned(),
+                v => format!("canon-cli {}", shown(v, SHOWN_CHARS)),
+            };
+            return Err(error(&format!(
+                "written by {}, the first by {}: replay every shard with one build",
+                version(&next.canon_version),
+                version(&whole.canon_version)
+            )));
+        }
+        if next.tools != whole.tools {
+            return Err(error(
+                "replayed against other tool declarations (--tools) than the first: \
+                 replay every shard with the same tools file",
+            ));
+        }
         if next.policy != whole.policy || next.closed_objects != whole.closed_objects {
             return Err(MergeError {
                 index,

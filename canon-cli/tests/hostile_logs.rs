@@ -622,3 +622,90 @@ fn a_missing_tool_is_named_escaped_and_short() {
             .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{202e}'));
     }
 }
+
+#[test]
+fn out_may_not_be_the_file_standard_input_reads() {
+    use std::process::{Command, Stdio};
+    let line = json!({"tool": "t", "schema": {"type": "object"}, "arguments": {}}).to_string();
+    let input = temp("stdin-input.jsonl");
+    std::fs::write(&input, format!("{line}\n")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_canon"))
+        .args(["replay", "--out", input.to_str().unwrap(), "-"])
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("--out is the input file"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&input).unwrap(),
+        format!("{line}\n")
+    );
+    std::fs::remove_file(&input).unwrap();
+}
+
+/// Standard error and standard output closed by their readers (`| head`):
+/// no panic, and a closed output is no failure.
+#[test]
+fn closed_output_streams_neither_panic_nor_fail() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let input = "x\n".repeat(20_000);
+    for json in [false, true] {
+        let mut args = vec!["replay", "--format", "canon", "-"];
+        if json {
+            args.push("--json");
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_canon"))
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Both readers gone before a byte is written.
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = stdin.write_all(input.as_bytes());
+        drop(stdin);
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "json: {json}");
+    }
+}
+
+#[test]
+fn summaries_of_other_versions_or_tools_are_not_merged() {
+    let line = json!({"tool": "t", "schema": {"type": "object"}, "arguments": {}}).to_string();
+    let real = replay_text(&format!("{line}\n"));
+    assert_eq!(real.canon_version, env!("CARGO_PKG_VERSION"));
+    let mut older = real.clone();
+    older.canon_version = String::new();
+    let error = canon_cli::merge([real.clone(), older]).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "summary #2: written by an unrecorded version, the first by canon-cli {}: \
+             replay every shard with one build",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    let mut other_tools = real.clone();
+    other_tools.tools = "0123456789abcdef".into();
+    let error = canon_cli::merge([real.clone(), other_tools]).unwrap_err();
+    assert!(error.reason.contains("other tool declarations"), "{error}");
+    // The digest is the declarations', whatever their order in the file.
+    let a = canon_cli::Tools::parse(
+        r#"[{"name": "a", "input_schema": {"type": "object"}}, {"name": "b", "input_schema": {"type": "object"}}]"#,
+    )
+    .unwrap();
+    let b = canon_cli::Tools::parse(
+        r#"[{"name": "b", "input_schema": {"type": "object"}}, {"name": "a", "input_schema": {"type": "object"}}]"#,
+    )
+    .unwrap();
+    assert_eq!(a.digest(), b.digest());
+    assert_eq!(a.digest().len(), 16);
+    assert_eq!(canon_cli::Tools::default().digest(), "");
+}

@@ -55,9 +55,10 @@ impl OldReplay {
         mut on_call: impl FnMut(&CallOutcome) -> io::Result<()>,
         mut on_malformed: impl FnMut(&LineError),
     ) -> io::Result<Report> {
-        // The tally of a replay with the same policy and object reading.
+        // The tally of a replay with the same policy, tools and object
+        // reading.
         let mut tally =
-            Tally::new(&Replay::new(self.policy, Tools::default()).open_objects(!self.closed));
+            Tally::new(&Replay::new(self.policy, self.tools.clone()).open_objects(!self.closed));
         let mut buffer = String::new();
         let mut line = 0u64;
         loop {

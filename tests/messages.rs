@@ -203,8 +203,8 @@ fn negative_for_unsigned() {
 
 #[test]
 fn negative_zero_for_unsigned() {
-    // With `offset` missing too, so that the call is refused whatever the
-    // binder makes of `-0.0`.
+    // `-0` is 0, as JSON Schema compares numbers: only the missing
+    // `offset` is reported.
     insta::assert_snapshot!(tune_refuses(json!({"runs": -0.0, "offset": null})));
 }
 

@@ -138,6 +138,15 @@ fn integral_doubles_bind_at_integer_positions() {
     assert_eq!(args.level, 3);
     assert_eq!(args.ids, BTreeSet::from([1, 2]));
     assert_eq!(refused_at(json!({"level": 3.5})), ["/level"]);
+    // `-0` is 0, as JSON Schema compares numbers: in range where 0 is,
+    // and refused with the range where it is not.
+    let args = bind(json!({"level": 3, "ids": [-0.0, 2]})).unwrap();
+    assert_eq!(args.ids, BTreeSet::from([0, 2]));
+    let args = spec()
+        .bind_str::<Args>(r#"{"level": 3, "ids": [-0]}"#)
+        .unwrap()
+        .args;
+    assert_eq!(args.ids, BTreeSet::from([0]));
     assert_eq!(refused_at(json!({"level": -0.0})), ["/level"]);
     assert_eq!(refused_at(json!({"level": 5e9})), ["/level"]);
     let error = spec().bind_str::<Args>(r#"{"level": 1e400}"#).unwrap_err();

@@ -425,7 +425,7 @@ fn numbers(args: serde_json::Value) -> BindError {
 #[test]
 fn numbers_out_of_their_rust_range_are_one_violation_each_with_the_range() {
     let error = numbers(json!({
-        "ratio": 1.797_693_134_862_315_7e308, "level": 300, "count": -0.0, "offset": 3.5
+        "ratio": 1.797_693_134_862_315_7e308, "level": 300, "count": -1, "offset": 3.5
     }));
     let found: Vec<(&str, ViolationKind, &str)> = error
         .violations()
@@ -435,7 +435,7 @@ fn numbers_out_of_their_rust_range_are_one_violation_each_with_the_range() {
     assert_eq!(
         found,
         [
-            ("/count", ViolationKind::Constraint, "expected an integer from 0 to 4294967295, got the number -0.0"),
+            ("/count", ViolationKind::Constraint, "expected an integer from 0 to 4294967295, got the number -1"),
             ("/level", ViolationKind::Constraint, "expected an integer from 0 to 255, got the number 300"),
             ("/offset", ViolationKind::Constraint, "expected an integer from -9223372036854775808 to 9223372036854775807, got the number 3.5"),
             ("/ratio", ViolationKind::Constraint, "expected a number from -3.4028235e38 to 3.4028235e38 (a 32-bit float), got the number 1.7976931348623157e+308"),

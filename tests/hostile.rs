@@ -929,3 +929,60 @@ fn keywords_canon_has_no_words_for_do_not_echo_the_value_whole() {
         assert!(error.to_json().to_string().len() < 2_000, "{schema}");
     }
 }
+
+#[test]
+fn a_preview_escapes_what_hides_before_it_is_cut() {
+    let hidden = "\u{202e}".repeat(200);
+    let error = SearchCode
+        .bind(&json!({"data_source_names": ["a"], "query": "q", "limit": hidden}))
+        .unwrap_err();
+    let preview = error.to_json()["violations"][0]["received"]["preview"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(!preview.contains('\u{202e}'), "{preview}");
+    assert!(preview.chars().count() <= 64, "{preview}");
+    assert!(error.to_string().len() < 300, "{error}");
+    let mixed = "x\u{202e}txt.exe\u{85}\u{200b}y";
+    let error = SearchCode
+        .bind(&json!({"data_source_names": ["a"], "query": "q", "limit": mixed}))
+        .unwrap_err();
+    let json = error.to_json().to_string();
+    for c in ['\u{202e}', '\u{85}', '\u{200b}'] {
+        assert!(!json.contains(c), "{json}");
+    }
+}
+
+#[tokio::test]
+async fn feedback_as_json_holds_to_the_byte_bound() {
+    let mut toolbox = Toolbox::new().with_limits(Limits {
+        max_feedback_bytes: 1000,
+        ..Limits::default()
+    });
+    toolbox.add(SearchCode).unwrap();
+    let mut call = serde_json::Map::new();
+    call.insert("data_source_names".into(), json!(["a"]));
+    call.insert("query".into(), json!("q"));
+    for i in 0..20 {
+        call.insert(format!("key{i}"), json!("v".repeat(100)));
+    }
+    let result = toolbox
+        .call(ToolCall::new(
+            "1",
+            "search_code",
+            serde_json::Value::Object(call),
+        ))
+        .await;
+    let ToolOutcome::Rejected(error) = result.outcome else {
+        panic!("{:?}", result.outcome)
+    };
+    assert!(
+        error.to_string().len() <= 1000,
+        "{}",
+        error.to_string().len()
+    );
+    let json = error.to_json();
+    assert!(json.to_string().len() <= 1000, "{}", json.to_string().len());
+    let listed = json["violations"].as_array().unwrap().len();
+    assert_eq!(json["unlisted"].as_u64().unwrap() as usize + listed, 20);
+}

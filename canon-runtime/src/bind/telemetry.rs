@@ -5,6 +5,7 @@
 //! the OpenTelemetry GenAI semantic conventions for tool execution; the
 //! repair, rejection and timeout events of the call are emitted inside it.
 
+use std::cell::Cell;
 use std::time::Duration;
 
 use tracing::field::Empty;
@@ -52,11 +53,37 @@ pub(crate) fn call_outcome(span: &Span, error_type: Option<&'static str>) {
     }
 }
 
-/// Records one repair of a call of `tool` (target `canon::repair`, INFO).
+thread_local! {
+    /// Set while a call is bound whose repairs are traced only once it is
+    /// accepted as a whole ([`quietly`]).
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `bind` (synchronous: a binding) with no repair traced, so that the
+/// caller traces the repairs of a call it accepts and none of a call it
+/// then refuses (for a bound of its own, or because the Rust type refused
+/// what the schema took).
+pub(crate) fn quietly<R>(bind: impl FnOnce() -> R) -> R {
+    /// Restores the flag however `bind` ends (a panicking `Deserialize`).
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            QUIET.with(|quiet| quiet.set(self.0));
+        }
+    }
+    let _restore = Restore(QUIET.with(|quiet| quiet.replace(true)));
+    bind()
+}
+
+/// Records one repair of a call of `tool` (target `canon::repair`, INFO),
+/// unless the call is being bound [`quietly`].
 pub(crate) fn repair(tool: &str, repair: &Repair) {
+    if QUIET.with(Cell::get) {
+        return;
+    }
     tracing::info!(
         target: "canon::repair",
-        tool = %tool,
+        tool = %name_preview(tool),
         pointer = %crate::feedback::short_pointer(&repair.pointer),
         rule = repair.rule.as_str(),
         "repaired a tool call",
@@ -68,13 +95,13 @@ pub(crate) fn repair(tool: &str, repair: &Repair) {
 pub(crate) fn reject(error: BindError) -> BindError {
     tracing::warn!(
         target: "canon::reject",
-        tool = %error.tool(),
+        tool = %name_preview(error.tool()),
         pointers = ?error
             .pointers()
             .into_iter()
             .map(crate::feedback::short_pointer)
             .collect::<Vec<_>>(),
-        violations = error.violations().len(),
+        violations = error.count(),
         "rejected a tool call",
     );
     error
@@ -85,7 +112,7 @@ pub(crate) fn reject(error: BindError) -> BindError {
 pub(crate) fn timeout(tool: &str, after: Duration) {
     tracing::warn!(
         target: "canon::timeout",
-        tool = %tool,
+        tool = %name_preview(tool),
         timeout_ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX),
         "a tool call did not finish within its timeout",
     );

@@ -161,14 +161,15 @@ pub(crate) fn output(output: &Value, notes: Option<&[Repair]>, max: usize) -> St
 
 /// A tool that panicked, without the panic's text.
 pub(crate) fn failed_unexpectedly(tool: &str) -> String {
-    format!("The tool `{tool}` failed unexpectedly.")
+    format!("The tool `{}` failed unexpectedly.", name_preview(tool))
 }
 
 /// A tool that returned an error: its text escaped onto one line, at most
 /// `max` bytes.
 pub(crate) fn failed(tool: &str, message: &str, max: usize) -> String {
     format!(
-        "The tool `{tool}` failed: {}",
+        "The tool `{}` failed: {}",
+        name_preview(tool),
         shown(message, max, Shown::Error)
     )
 }
@@ -176,7 +177,8 @@ pub(crate) fn failed(tool: &str, message: &str, max: usize) -> String {
 /// A tool stopped at its timeout.
 pub(crate) fn timed_out(tool: &str, after: Duration) -> String {
     format!(
-        "The tool `{tool}` did not finish within {} and was stopped.",
+        "The tool `{}` did not finish within {} and was stopped.",
+        name_preview(tool),
         readable(after)
     )
 }

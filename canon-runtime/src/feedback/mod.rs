@@ -195,18 +195,28 @@ fn preview_of(value: &Value) -> String {
         // the preview (at least one character more than it holds).
         text.push('"');
     }
-    preview(&separators_escaped(text))
+    preview(&hidden_escaped(text))
 }
 
-/// JSON text with the line and paragraph separators (which JSON leaves raw
-/// in strings, and which start a new line where a model reads) written as
-/// JSON escapes.
-fn separators_escaped(text: String) -> String {
-    if !text.contains(['\u{2028}', '\u{2029}']) {
+/// JSON text with the characters JSON leaves raw in strings but a model's
+/// reader must not meet raw (line and paragraph separators, C1 controls,
+/// characters that draw nothing or reorder the text) written as JSON
+/// escapes (`\u202e`), before the text is cut: each counts as the six
+/// characters it is shown as.
+fn hidden_escaped(text: String) -> String {
+    if !text.chars().any(hidden) {
         return text;
     }
-    text.replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
+    let mut out = String::with_capacity(text.len() + 12);
+    for c in text.chars() {
+        if hidden(c) {
+            // Every such character is in the Basic Multilingual Plane.
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Writes `value` as compact JSON text (as `serde_json` does) until `out`
@@ -619,24 +629,32 @@ impl BindError {
     ///  "instruction": "Fix these and call `search_code` again."}
     /// ```
     pub fn to_json(&self) -> Value {
-        let (shown, more) = self.shown();
-        let violations: Vec<Value> = shown
-            .into_iter()
-            .map(|(violation, _)| {
-                let mut json = serde_json::Map::new();
-                json.insert("pointer".into(), short_pointer(&violation.pointer).into());
-                json.insert("kind".into(), serde_json::json!(violation.kind));
-                json.insert("expected".into(), violation.expected.clone().into());
-                if let Some(received) = &violation.received {
-                    json.insert("received".into(), serde_json::json!(received));
-                }
-                json.insert("message".into(), violation.message.clone().into());
-                Value::Object(json)
-            })
-            .collect();
+        let (shown, _) = self.shown();
+        let tool = messages::name_preview(&self.tool);
+        // The JSON says more of each violation than its line: it is held to
+        // the same bound on its own (the first violation always listed).
+        let mut used = 2 * tool.len() + 128;
+        let mut violations: Vec<Value> = Vec::with_capacity(shown.len());
+        for (violation, _) in shown {
+            let mut json = serde_json::Map::new();
+            json.insert("pointer".into(), short_pointer(&violation.pointer).into());
+            json.insert("kind".into(), serde_json::json!(violation.kind));
+            json.insert("expected".into(), violation.expected.clone().into());
+            if let Some(received) = &violation.received {
+                json.insert("received".into(), serde_json::json!(received));
+            }
+            json.insert("message".into(), violation.message.clone().into());
+            let json = Value::Object(json);
+            used += json.to_string().len() + 1;
+            if used > self.max_bytes && !violations.is_empty() {
+                break;
+            }
+            violations.push(json);
+        }
+        let more = self.count() - violations.len();
         let mut json = serde_json::json!({
             "error": "invalid_arguments",
-            "tool": visible(self.tool.to_string()),
+            "tool": tool,
             "violations": violations,
             "instruction": self.instruction(),
         });
@@ -647,13 +665,20 @@ impl BindError {
     }
 
     fn instruction(&self) -> String {
-        format!("Fix these and call `{}` again.", self.tool)
+        format!(
+            "Fix these and call `{}` again.",
+            messages::name_preview(&self.tool)
+        )
     }
 }
 
 impl fmt::Display for BindError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "The call to `{}` was not run.", self.tool)?;
+        write!(
+            f,
+            "The call to `{}` was not run.",
+            messages::name_preview(&self.tool)
+        )?;
         let (shown, more) = self.shown();
         for (_, line) in shown {
             write!(f, " {line}")?;

@@ -132,7 +132,7 @@ impl DynTool for JsonTool {
         Box::pin(async move {
             let bound = self
                 .spec
-                .within_repairs(self.spec.bind_json_with(args, policy), max_repairs);
+                .within_repairs(|| self.spec.bind_json_with(args, policy), max_repairs);
             let Bound { args, repairs } = match bound {
                 Ok(bound) => bound,
                 Err(error) => return ToolOutcome::Rejected(error),

@@ -170,7 +170,8 @@ impl<T: Tool> DynTool for T {
         max_repairs: usize,
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
-            let bound = Tool::spec(self).within_repairs(self.bind_with(args, policy), max_repairs);
+            let bound =
+                Tool::spec(self).within_repairs(|| self.bind_with(args, policy), max_repairs);
             run_bound(self, bound, Some(context)).await.into()
         })
     }
@@ -184,7 +185,7 @@ impl<T: Tool> DynTool for T {
     ) -> BoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
             let bound =
-                Tool::spec(self).within_repairs(self.bind_str_with(text, policy), max_repairs);
+                Tool::spec(self).within_repairs(|| self.bind_str_with(text, policy), max_repairs);
             run_bound(self, bound, Some(context)).await.into()
         })
     }
@@ -946,7 +947,20 @@ impl Toolbox {
         }
         let empty_object = Value::Object(Default::default());
         let policy = self.policy();
-        let repairs = self.limits.max_repairs;
+        let empty_arguments = match arguments {
+            Arguments::Json(Value::Null) => true,
+            Arguments::Text(text) => text.trim().is_empty() || text.trim() == "null",
+            Arguments::Json(_) => false,
+        };
+        // Empty arguments read as `{}` are a repair: it counts against the
+        // bound, before the tool runs.
+        let repairs = match (empty_arguments, self.limits.max_repairs) {
+            (true, 0) => {
+                return ToolOutcome::Rejected(tool.spec().too_many_repairs_for(1, 0));
+            }
+            (true, max) => max - 1,
+            (false, max) => max,
+        };
         // A tool written by hand may work, and panic, before it returns its
         // future: that panic is the tool's too.
         let created = std::panic::catch_unwind(AssertUnwindSafe(|| {

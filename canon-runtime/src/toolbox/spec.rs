@@ -558,13 +558,14 @@ impl ToolSpec {
             return Err(self.reject_value::<A>(args));
         };
         let mut value = args.clone();
+        // Its repairs are traced once the Rust type has taken the call.
         let repairs = if policy.has_opt_in() {
-            match canonicalizer.canonicalize_with(&mut value, policy) {
+            match telemetry::quietly(|| canonicalizer.canonicalize_with(&mut value, policy)) {
                 Ok(repairs) => repairs,
                 Err(error) => return Err(error.with_limits(&self.limits)),
             }
         } else {
-            match canonicalizer.canonicalize_quietly(&mut value, policy) {
+            match telemetry::quietly(|| canonicalizer.canonicalize_quietly(&mut value, policy)) {
                 Some(repairs) => repairs,
                 // The failure path's own account of the call (which knows
                 // the Rust type) is the answer.
@@ -576,6 +577,7 @@ impl ToolSpec {
             .with_max_depth(self.limits.max_depth)
             .trusting();
         if let Ok(args) = binder.bind(&ctx, &value) {
+            self.trace_repairs(&repairs);
             return Ok(Bound::new(args, repairs));
         }
         // JSON Schema counts `3.0` as an integer (Gemini sends every number
@@ -584,6 +586,7 @@ impl ToolSpec {
         let mut whole = value.clone();
         if crate::bind::json::whole_numbers(&mut whole) {
             if let Ok(args) = binder.bind(&ctx, &whole) {
+                self.trace_repairs(&repairs);
                 return Ok(Bound::new(args, repairs));
             }
         }
@@ -604,23 +607,35 @@ impl ToolSpec {
         Ok(Bound::new(args, repairs))
     }
 
-    /// `bound`, or its refusal when it took more than `max_repairs`
-    /// repairs (a toolbox's bound, beside this spec's own).
+    /// The call `bind` binds ([`telemetry::quietly`]), or its refusal
+    /// when it took more than `max_repairs` repairs (a toolbox's bound,
+    /// beside this spec's own); the repairs are traced only when the call
+    /// is accepted.
     pub(crate) fn within_repairs<A>(
         &self,
-        bound: Result<Bound<A>, BindError>,
+        bind: impl FnOnce() -> Result<Bound<A>, BindError>,
         max_repairs: usize,
     ) -> Result<Bound<A>, BindError> {
-        match bound {
+        match telemetry::quietly(bind) {
             Ok(bound) if bound.repairs.len() > max_repairs => {
-                let limits = Limits {
-                    max_repairs,
-                    ..self.limits
-                };
-                Err(self.reject(vec![limits.too_many_repairs(bound.repairs.len())]))
+                Err(self.too_many_repairs_for(bound.repairs.len(), max_repairs))
             }
-            bound => bound,
+            Ok(bound) => {
+                self.trace_repairs(&bound.repairs);
+                Ok(bound)
+            }
+            error => error,
         }
+    }
+
+    /// The refusal of a call that took `n` repairs, over `max_repairs`.
+    #[cold]
+    pub(crate) fn too_many_repairs_for(&self, n: usize, max_repairs: usize) -> BindError {
+        let limits = Limits {
+            max_repairs,
+            ..self.limits
+        };
+        self.reject(vec![limits.too_many_repairs(n)])
     }
 
     #[cold]

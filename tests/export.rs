@@ -127,6 +127,28 @@ fn each_dialect_refuses_what_it_cannot_say_with_the_tool_and_pointer() {
             .reason,
         "`anyOf` at the root: Anthropic takes one object schema there"
     );
+    // OpenAI takes an object schema at the root too: a tool whose
+    // arguments are an internally tagged enum is refused, strict or not.
+    let spec = ToolSpec::new(
+        "t",
+        "",
+        json!({"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "A"}}, "required": ["kind"]},
+            {"type": "object", "properties": {"kind": {"const": "B"}}, "required": ["kind"]}
+        ]}),
+    );
+    for dialect in [
+        Dialect::OpenAi { strict: false },
+        Dialect::OpenAi { strict: true },
+        Dialect::OpenAiResponses { strict: false },
+        Dialect::OpenAiResponses { strict: true },
+    ] {
+        assert_eq!(
+            spec.export(dialect).unwrap_err().reason,
+            "`oneOf` at the root: OpenAI takes one object schema there",
+            "{dialect:?}"
+        );
+    }
     // MCP takes object input schemas only.
     let spec = ToolSpec::new("t", "", json!({"type": "array"}));
     assert_eq!(

@@ -331,3 +331,37 @@ fn a_tagged_variant_is_checked_and_explained_inside_its_variant() {
         "{error}"
     );
 }
+
+/// Bounds past 2^53, which a double cannot hold exactly.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Big {
+    #[schemars(range(min = 9_007_199_254_740_993u64))]
+    a: u64,
+}
+
+#[test]
+fn integers_past_two_to_the_53_are_compared_exactly() {
+    let spec = ToolSpec::of::<Big>("big", "Big numbers.");
+    // 2^53 is below the minimum 2^53 + 1, though equal to it as a double.
+    assert!(spec
+        .bind::<Big>(&json!({"a": 9_007_199_254_740_992u64}))
+        .is_err());
+    assert!(spec.bind_str::<Big>(r#"{"a": 9007199254740992}"#).is_err());
+    assert_eq!(
+        spec.bind::<Big>(&json!({"a": 9_007_199_254_740_993u64}))
+            .unwrap()
+            .args
+            .a,
+        9_007_199_254_740_993
+    );
+    // And a value past 2^53 against a bound below it, on a foreign schema.
+    let canon = canon::Canonicalizer::new(&json!({"type": "object",
+        "properties": {"n": {"type": "integer", "maximum": 9_007_199_254_740_992u64}}}))
+    .unwrap();
+    assert!(!canon.is_valid(&json!({"n": 9_007_199_254_740_993u64})));
+    assert!(canon
+        .canonicalize(&mut json!({"n": 9_007_199_254_740_993u64}))
+        .is_err());
+    assert!(canon.is_valid(&json!({"n": 9_007_199_254_740_992u64})));
+}

@@ -69,24 +69,7 @@ const DROPPED: [&str; 20] = [
 ];
 
 pub(super) fn input_schema(mut schema: Value, strict: bool) -> Result<Value, Refusal> {
-    let Value::Object(root) = &schema else {
-        return Err(Refusal::at("", "the input schema is not an object schema"));
-    };
-    if let Some(key) = ["anyOf", "oneOf", "allOf"]
-        .iter()
-        .find(|k| root.contains_key(**k))
-    {
-        return Err(Refusal::at(
-            "",
-            format!("`{key}` at the root: Anthropic takes one object schema there"),
-        ));
-    }
-    if root.get("type") != Some(&Value::String("object".into())) {
-        return Err(Refusal::at(
-            "",
-            "the input schema must have `\"type\": \"object\"`",
-        ));
-    }
+    super::object_root(&schema, "Anthropic")?;
     property_names(&mut schema, "")?;
     if strict {
         let root = schema.clone();

@@ -442,3 +442,28 @@ pub(crate) fn types(obj: &Map<String, Value>) -> Vec<&str> {
         .and_then(crate::schema::types::listed)
         .unwrap_or_default()
 }
+
+/// The root of a declaration `provider` takes: one object schema, with
+/// `"type": "object"`, not a union of them (a tool whose arguments are an
+/// enum).
+pub(crate) fn object_root(schema: &Value, provider: &str) -> Result<(), Refusal> {
+    let Value::Object(root) = schema else {
+        return Err(Refusal::at("", "the input schema is not an object schema"));
+    };
+    if let Some(key) = ["anyOf", "oneOf", "allOf"]
+        .iter()
+        .find(|k| root.contains_key(**k))
+    {
+        return Err(Refusal::at(
+            "",
+            format!("`{key}` at the root: {provider} takes one object schema there"),
+        ));
+    }
+    if root.get("type") != Some(&Value::String("object".into())) {
+        return Err(Refusal::at(
+            "",
+            "the input schema must have `\"type\": \"object\"`",
+        ));
+    }
+    Ok(())
+}

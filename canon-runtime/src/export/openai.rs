@@ -42,6 +42,7 @@ const MAX_PROPERTIES: usize = 5_000;
 const MAX_ENUM_VALUES: usize = 1_000;
 
 pub(super) fn parameters(mut schema: Value, strict: bool) -> Result<Value, Refusal> {
+    super::object_root(&schema, "OpenAI")?;
     if !strict {
         return Ok(schema);
     }

@@ -76,12 +76,12 @@ pub(crate) enum Num {
 impl Num {
     /// The number as a double, when that is exact.
     fn exact(self) -> Option<f64> {
-        let x = match self {
-            Num::U(u) => u as f64,
-            Num::I(i) => i as f64,
-            Num::F(f) => return f.is_finite().then_some(f),
-        };
-        (x.abs() <= EXACT).then_some(x)
+        // The integer's own magnitude: `2^53 + 1` as a double is 2^53.
+        match self {
+            Num::U(u) => (u <= EXACT as u64).then_some(u as f64),
+            Num::I(i) => (i.unsigned_abs() <= EXACT as u64).then_some(i as f64),
+            Num::F(f) => f.is_finite().then_some(f),
+        }
     }
 
     #[inline(always)]
@@ -305,9 +305,9 @@ impl Rules {
         };
         let number = |key: &str, unsure: &mut bool| match schema.get(key) {
             None => None,
-            Some(Value::Number(n)) => match n.as_f64() {
-                Some(x) if x.abs() <= EXACT || n.is_f64() => Some(x),
-                _ => {
+            Some(Value::Number(n)) => match crate::schema::accept::exact(n) {
+                Some(x) => Some(x),
+                None => {
                     *unsure = true;
                     None
                 }

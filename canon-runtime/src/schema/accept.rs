@@ -267,7 +267,9 @@ fn number_ok(typed: &Typed, n: &Number) -> bool {
     if !bounded {
         return true;
     }
-    let Some(x) = exact(n) else { return false };
+    let Some(x) = crate::schema::constraint::exact(n) else {
+        return false;
+    };
     !(typed.minimum.is_some_and(|m| x < m)
         || typed.maximum.is_some_and(|m| x > m)
         || typed.exclusive_minimum.is_some_and(|m| x <= m)
@@ -603,22 +605,14 @@ fn count(keyword: Option<&Value>) -> Option<Option<u64>> {
     }
 }
 
-/// `n` as a double when the double is `n` itself: any double, and an
-/// integer within 2^53 (`2^53 + 1` would be read as 2^53).
-pub(crate) fn exact(n: &Number) -> Option<f64> {
-    match (n.as_u64(), n.as_i64()) {
-        (Some(u), _) => (u <= EXACT as u64).then_some(u as f64),
-        (_, Some(i)) => (i.unsigned_abs() <= EXACT as u64).then_some(i as f64),
-        _ => n.as_f64(),
-    }
-}
-
 /// `Some(None)` when absent, `None` when present but not a number exact as
 /// a double (draft-04's boolean `exclusiveMinimum`, say).
 fn bound(keyword: Option<&Value>) -> Option<Option<f64>> {
     match keyword {
         None => Some(None),
-        Some(Value::Number(n)) => exact(n).filter(|x| x.is_finite()).map(Some),
+        Some(Value::Number(n)) => crate::schema::constraint::exact(n)
+            .filter(|x| x.is_finite())
+            .map(Some),
         Some(_) => None,
     }
 }

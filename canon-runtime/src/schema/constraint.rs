@@ -73,6 +73,16 @@ pub(crate) enum Num {
     F(f64),
 }
 
+/// `n` as a double when the double is `n` itself: any double, and an
+/// integer within 2^53 (`2^53 + 1` would be read as 2^53).
+pub(crate) fn exact(n: &Number) -> Option<f64> {
+    match (n.as_u64(), n.as_i64()) {
+        (Some(u), _) => (u <= EXACT as u64).then_some(u as f64),
+        (_, Some(i)) => (i.unsigned_abs() <= EXACT as u64).then_some(i as f64),
+        _ => n.as_f64(),
+    }
+}
+
 impl Num {
     /// The number as a double, when that is exact.
     fn exact(self) -> Option<f64> {
@@ -305,7 +315,7 @@ impl Rules {
         };
         let number = |key: &str, unsure: &mut bool| match schema.get(key) {
             None => None,
-            Some(Value::Number(n)) => match crate::schema::accept::exact(n) {
+            Some(Value::Number(n)) => match exact(n) {
                 Some(x) => Some(x),
                 None => {
                     *unsure = true;

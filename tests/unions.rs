@@ -256,3 +256,40 @@ fn strict_dialects_refuse_an_object_split_over_a_union() {
     }
     assert!(Submit.spec().export(Dialect::Mcp).is_ok());
 }
+
+/// An untagged enum whose second variant takes only optional members:
+/// serde tries the first, and on a member of the wrong type falls through
+/// to the second, which ignores it.
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+enum Either {
+    A { x: u8 },
+    B { y: Option<u8> },
+}
+
+/// Take one.
+#[canon::tool]
+fn take_either(u: Either) -> String {
+    format!("{u:?}")
+}
+
+#[test]
+fn an_untagged_enum_does_not_fall_through_to_a_variant_the_schema_refuses() {
+    for call in [json!({"u": {"x": "s"}}), json!({"u": {"x": 300}})] {
+        let error = TakeEither.bind(&call).unwrap_err();
+        assert_eq!(error.pointers(), ["/u"], "{call}");
+        assert!(TakeEither.bind_str(&call.to_string()).is_err(), "{call}");
+    }
+    for (call, bound) in [
+        (json!({"u": {"x": 3}}), Either::A { x: 3 }),
+        (json!({"u": {"y": 5}}), Either::B { y: Some(5) }),
+        (json!({"u": {}}), Either::B { y: None }),
+    ] {
+        assert_eq!(TakeEither.bind(&call).unwrap().args.u, bound, "{call}");
+        assert_eq!(
+            TakeEither.bind_str(&call.to_string()).unwrap().args.u,
+            bound,
+            "{call}"
+        );
+    }
+}

@@ -773,13 +773,16 @@ impl<'s> Compiler<'s> {
             members.push(self.reference(reference));
         }
         let mut one_of = Vec::new();
+        let mut any_of = Vec::new();
         for key in ["anyOf", "oneOf", "allOf"] {
             if let Some(Value::Array(branches)) = obj.get(key) {
                 for branch in branches {
                     let id = self.schema(branch, depth + 1);
                     members.push(id);
-                    if key == "oneOf" {
-                        one_of.push(id);
+                    match key {
+                        "oneOf" => one_of.push(id),
+                        "anyOf" => any_of.push(id),
+                        _ => {}
                     }
                 }
             }
@@ -802,7 +805,20 @@ impl<'s> Compiler<'s> {
         // `oneOf` admits a value that exactly one branch does: unless no
         // value can match two branches, a union of them says too much.
         let ambiguous = self.guard && one_of.len() > 1 && !self.exclusive(&one_of);
-        if self.guard && (ambiguous || (conjunctive && members.iter().any(|&m| asserting(self, m))))
+        // An `anyOf` of several objects is what serde's untagged enum
+        // publishes, and that enum tries its variants in turn: a value one
+        // variant refuses (a member of the wrong type) can bind as another
+        // that ignores the member, a value no branch admits. Such a
+        // position is left to `jsonschema`.
+        let objects = any_of
+            .iter()
+            .filter(|&&m| self.admits(m, ty::OBJECT))
+            .count();
+        let untagged = self.guard && objects > 1;
+        if self.guard
+            && (ambiguous
+                || untagged
+                || (conjunctive && members.iter().any(|&m| asserting(self, m))))
         {
             members.push(self.push(Raw::Shape(Shape {
                 accepts_string: true,
@@ -832,6 +848,13 @@ impl<'s> Compiler<'s> {
                 }
                 Raw::Group(_) => false,
             })
+    }
+
+    /// True when a shape reachable from `id` admits a value of `types`.
+    fn admits(&self, id: usize, types: u8) -> bool {
+        shapes_of(&self.raws, id)
+            .into_iter()
+            .any(|s| matches!(&self.raws[s], Raw::Shape(shape) if shape.types & types != 0))
     }
 
     /// True when a shape reachable from `id` requires a name.
@@ -1752,15 +1775,29 @@ mod tests {
         let node = plan.node(id);
         assert!(node.tag.is_none());
         assert_eq!(node.branches.as_deref(), Some(&[1, 2][..]));
-        // A shared name that is no tag (the same value may be either
-        // object's): objects here are left to `jsonschema`.
-        let (plan, id) = union_node(json!({"anyOf": [closed("a", "x"), closed("a", "y")]}));
-        assert_ne!(plan.node(id).refuses & crate::schema::types::OBJECT, 0);
-        let (plan, id) = union_node(json!({"anyOf": [one("x"), {
-            "type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "string"}},
-            "additionalProperties": false
-        }]}));
-        assert_ne!(plan.node(id).refuses & crate::schema::types::OBJECT, 0);
+        // An `anyOf` of objects (serde's untagged enum, which tries each
+        // variant in turn) is left to `jsonschema`, whether or not the
+        // objects could be told apart.
+        for union in [
+            json!({"anyOf": [closed("a", "x"), closed("a", "y")]}),
+            json!({"anyOf": [one("x"), {
+                "type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "string"}},
+                "additionalProperties": false
+            }]}),
+            json!({"anyOf": [one("A"), one("B")]}),
+        ] {
+            let schema = json!({"type": "object", "properties": {"m": union}});
+            assert!(unsure(&schema, true), "{schema}");
+        }
+        // One object beside other types (an `Option<T>`, a string or a
+        // list) stays in the single pass.
+        for union in [
+            json!({"anyOf": [one("A"), {"type": "null"}]}),
+            json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}),
+        ] {
+            let schema = json!({"type": "object", "properties": {"m": union}});
+            assert!(!unsure(&schema, true), "{schema}");
+        }
     }
 
     #[test]

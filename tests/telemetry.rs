@@ -540,3 +540,29 @@ fn a_tool_name_with_a_newline_reaches_no_event_or_message_raw() {
         }
     }
 }
+
+#[test]
+fn a_repaired_call_that_fails_reports_no_repair() {
+    let events = capture(|| {
+        on_runtime(async {
+            let tool = canon::JsonTool::new(
+                "echo",
+                "Repeat the words.",
+                json!({"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "string"}}}}),
+                |_| async move { Err("boom".to_owned()) },
+            )
+            .unwrap();
+            let mut toolbox = canon::Toolbox::new();
+            toolbox.add(tool).unwrap();
+            let result = toolbox
+                .call(canon::ToolCall::new("1", "echo", json!({"xs": "a"})))
+                .await;
+            assert!(matches!(result.outcome, canon::ToolOutcome::Failed { .. }));
+            assert!(toolbox.stats()["echo"].repairs.is_empty());
+        })
+    });
+    assert!(
+        events.iter().all(|e| e.target != "canon::repair"),
+        "{events:?}"
+    );
+}

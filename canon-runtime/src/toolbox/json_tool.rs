@@ -137,10 +137,11 @@ impl DynTool for JsonTool {
                 Ok(bound) => bound,
                 Err(error) => return ToolOutcome::Rejected(error),
             };
-            match (self.handler)(args).await {
+            let outcome = match (self.handler)(args).await {
                 Ok(output) => ToolOutcome::Ran { output, repairs },
                 Err(message) => ToolOutcome::Failed { message },
-            }
+            };
+            super::ran(&self.spec, outcome)
         })
     }
 }

@@ -172,7 +172,10 @@ impl<T: Tool> DynTool for T {
         Box::pin(async move {
             let bound =
                 Tool::spec(self).within_repairs(|| self.bind_with(args, policy), max_repairs);
-            run_bound(self, bound, Some(context)).await.into()
+            ran(
+                Tool::spec(self),
+                run_bound(self, bound, Some(context)).await.into(),
+            )
         })
     }
 
@@ -186,9 +189,21 @@ impl<T: Tool> DynTool for T {
         Box::pin(async move {
             let bound =
                 Tool::spec(self).within_repairs(|| self.bind_str_with(text, policy), max_repairs);
-            run_bound(self, bound, Some(context)).await.into()
+            ran(
+                Tool::spec(self),
+                run_bound(self, bound, Some(context)).await.into(),
+            )
         })
     }
+}
+
+/// `outcome`, its repairs traced when the call ran: a call refused,
+/// failed or timed out returns no repair, and reports none.
+pub(crate) fn ran(spec: &ToolSpec, outcome: ToolOutcome) -> ToolOutcome {
+    if let ToolOutcome::Ran { repairs, .. } = &outcome {
+        spec.trace_repairs(repairs);
+    }
+    outcome
 }
 
 impl From<Run> for ToolOutcome {

@@ -609,8 +609,11 @@ impl ToolSpec {
 
     /// The call `bind` binds ([`telemetry::quietly`]), or its refusal
     /// when it took more than `max_repairs` repairs (a toolbox's bound,
-    /// beside this spec's own); the repairs are traced only when the call
-    /// is accepted.
+    /// beside this spec's own). Its repairs are not traced: the toolbox
+    /// traces those of a call that ran ([`ToolOutcome::Ran`]), which are
+    /// the ones it returns.
+    ///
+    /// [`ToolOutcome::Ran`]: crate::toolbox::ToolOutcome::Ran
     pub(crate) fn within_repairs<A>(
         &self,
         bind: impl FnOnce() -> Result<Bound<A>, BindError>,
@@ -620,11 +623,7 @@ impl ToolSpec {
             Ok(bound) if bound.repairs.len() > max_repairs => {
                 Err(self.too_many_repairs_for(bound.repairs.len(), max_repairs))
             }
-            Ok(bound) => {
-                self.trace_repairs(&bound.repairs);
-                Ok(bound)
-            }
-            error => error,
+            bound => bound,
         }
     }
 

@@ -980,26 +980,14 @@ impl Toolbox {
         // future: that panic is the tool's too.
         let created = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let limit = self.timeouts.get(name).copied().or_else(|| tool.timeout());
-            let (invocation, empty) = match arguments {
-                Arguments::Json(Value::Null) => (
-                    tool.invoke_within(&empty_object, context, policy, repairs),
-                    true,
-                ),
-                Arguments::Json(value) => {
-                    (tool.invoke_within(value, context, policy, repairs), false)
-                }
-                Arguments::Text(text) if text.trim().is_empty() || text.trim() == "null" => (
-                    tool.invoke_within(&empty_object, context, policy, repairs),
-                    true,
-                ),
-                Arguments::Text(text) => (
-                    tool.invoke_text_within(text, context, policy, repairs),
-                    false,
-                ),
+            let invocation = match arguments {
+                _ if empty_arguments => tool.invoke_within(&empty_object, context, policy, repairs),
+                Arguments::Json(value) => tool.invoke_within(value, context, policy, repairs),
+                Arguments::Text(text) => tool.invoke_text_within(text, context, policy, repairs),
             };
-            (invocation, empty, limit.or(self.timeout))
+            (invocation, limit.or(self.timeout))
         }));
-        let (invocation, empty, limit) = match created {
+        let (invocation, limit) = match created {
             Ok(created) => created,
             Err(panic) => return panicked(&*panic),
         };
@@ -1032,7 +1020,7 @@ impl Toolbox {
             };
             outcome = ToolOutcome::Rejected(error.with_limits(&limits));
         }
-        if empty {
+        if empty_arguments {
             // Recorded where the arguments were read as `{}` and bound: a
             // call refused, failed or timed out reports no repair.
             let repair = Repair::new("", RepairRule::EmptyArguments);

@@ -72,6 +72,15 @@ pub(super) fn input_schema(mut schema: Value, strict: bool) -> Result<Value, Ref
     super::object_root(&schema, "Anthropic")?;
     property_names(&mut schema, "")?;
     if strict {
+        if let Some((at, reference)) = super::recursion(&schema) {
+            return Err(Refusal::at(
+                &at,
+                format!(
+                    "a recursive type (`$ref: {reference}`); Anthropic's strict tool use \
+                     does not support recursive schemas"
+                ),
+            ));
+        }
         let root = schema.clone();
         post_order(&mut schema, "", &mut |s, at| strict_one(s, at, &root, 0))?;
     }

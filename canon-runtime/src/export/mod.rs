@@ -467,3 +467,83 @@ pub(crate) fn object_root(schema: &Value, provider: &str) -> Result<(), Refusal>
     }
     Ok(())
 }
+
+/// Where a `$ref` first closes a cycle of references (a recursive type),
+/// and the reference: `None` when no reference leads back to itself.
+/// Each definition is walked once.
+pub(crate) fn recursion(root: &Value) -> Option<(String, String)> {
+    fn visit(
+        root: &Value,
+        node: &Value,
+        at: &str,
+        stack: &mut Vec<String>,
+        done: &mut std::collections::HashSet<String>,
+        depth: usize,
+    ) -> Option<(String, String)> {
+        if depth > crate::schema::MAX_DEPTH {
+            return None;
+        }
+        let Value::Object(obj) = node else {
+            return None;
+        };
+        if let Some(Value::String(reference)) = obj.get("$ref") {
+            if stack.contains(reference) {
+                return Some((at.to_owned(), reference.clone()));
+            }
+            if !done.contains(reference) {
+                if let Some(target) = resolve(root, reference) {
+                    stack.push(reference.clone());
+                    let found = visit(root, target, at, stack, done, depth + 1);
+                    stack.pop();
+                    if found.is_some() {
+                        return found;
+                    }
+                    done.insert(reference.clone());
+                }
+            }
+        }
+        // The schemas below this one (not its definitions: those are
+        // reached through the references that use them).
+        for (key, sub) in obj {
+            let key = key.as_str();
+            let found = match sub {
+                Value::Object(members)
+                    if walk::MAP.contains(&key) && !matches!(key, "$defs" | "definitions") =>
+                {
+                    members.iter().find_map(|(name, sub)| {
+                        let at = crate::schema::pointer::push(&format!("{at}/{key}"), name);
+                        visit(root, sub, &at, stack, done, depth + 1)
+                    })
+                }
+                Value::Array(items) if walk::LIST.contains(&key) || walk::ONE.contains(&key) => {
+                    items.iter().enumerate().find_map(|(i, sub)| {
+                        visit(
+                            root,
+                            sub,
+                            &format!("{at}/{key}/{i}"),
+                            stack,
+                            done,
+                            depth + 1,
+                        )
+                    })
+                }
+                sub if walk::ONE.contains(&key) => {
+                    visit(root, sub, &format!("{at}/{key}"), stack, done, depth + 1)
+                }
+                _ => None,
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+    visit(
+        root,
+        root,
+        "",
+        &mut Vec::new(),
+        &mut std::collections::HashSet::new(),
+        0,
+    )
+}

@@ -458,6 +458,26 @@ fn references_and_drafts_are_read_as_the_validator_reads_them() {
         );
     }
 
+    // A reference to another document is still read as anything, beside
+    // the root's `$id`, a nested one, or an `$id` that is only data.
+    for schema in [
+        json!({"$id": "https://example.com/tool.json", "type": "object",
+               "properties": {"n": {"$ref": "common.json#/$defs/N"}}}),
+        json!({"type": "object", "properties": {
+            "a": {"$id": "https://example.com/a.json", "type": "string"},
+            "n": {"$ref": "https://other.example/defs.json#/N"}}}),
+        json!({"type": "object", "properties": {
+            "cfg": {"type": "object", "default": {"$id": "abc"}},
+            "n": {"$ref": "https://other.example/defs.json#/N"}}}),
+    ] {
+        let canon = Canonicalizer::new(&schema).unwrap();
+        assert_eq!(
+            canon.canonicalize(&mut json!({"n": "anything"})),
+            Ok(vec![]),
+            "{schema}"
+        );
+    }
+
     // Draft 4 counts no number with a fraction as an integer, `1.0`
     // included, at the root's draft or an embedded one.
     let draft4 = json!({

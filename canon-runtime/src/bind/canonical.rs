@@ -868,31 +868,31 @@ pub(crate) fn normalize(schema: &Value, closed: bool) -> Value {
             }
         }
     }
-    rewrite(schema, &mut out, closed, refs::nested_id(schema), 0);
+    rewrite(schema, &mut out, closed, &refs::Ids::of(schema), 0);
     out
 }
 
-/// True when `reference` resolves to no place in `root` (a plain-name
-/// fragment, an `$anchor`, is left to the validator, and so is every
-/// reference of a schema with a nested `$id`, which changes what a
-/// reference under it means).
-fn dangles(root: &Value, reference: &str, nested_ids: bool) -> bool {
-    // A relative reference under the root's own `$id` may name this
-    // document: the validator resolves it.
-    let relative_to_id = root.get("$id").is_some_and(Value::is_string)
-        && !reference.starts_with('#')
-        && !reference.contains("://")
-        && !reference.starts_with("urn:");
-    !nested_ids
-        && !relative_to_id
-        && refs::target(root, reference).is_none()
-        && !refs::is_anchor(reference)
+/// True when `reference` resolves to no place in `root` and names no
+/// resource of it: another document, or nothing. A plain-name fragment (an
+/// `$anchor`) is left to the validator, and so is a reference that may
+/// name one of the schema's own resources by its `$id` (`tool.json#/...`
+/// under the root's `https://example.com/tool.json`), or a local pointer
+/// in a schema with a nested `$id`, against which it may be resolved.
+fn dangles(root: &Value, reference: &str, ids: &refs::Ids) -> bool {
+    if refs::target(root, reference).is_some() || refs::is_anchor(reference) {
+        return false;
+    }
+    let document = reference.split_once('#').map_or(reference, |(d, _)| d);
+    if document.is_empty() {
+        return !ids.nested;
+    }
+    !ids.names(document)
 }
 
 /// Normalizes `schema` (a copy of a part of `root`) in place, in one pass
 /// over its members: every keyword lookup hashes the key, and a schema
 /// object has a few dozen keywords to look for.
-fn rewrite(root: &Value, schema: &mut Value, closed: bool, nested_ids: bool, depth: usize) {
+fn rewrite(root: &Value, schema: &mut Value, closed: bool, ids: &refs::Ids, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -904,7 +904,7 @@ fn rewrite(root: &Value, schema: &mut Value, closed: bool, nested_ids: bool, dep
     for (key, sub) in obj.iter_mut() {
         let key = key.as_str();
         match key {
-            "$ref" => dangling = sub.as_str().is_some_and(|r| dangles(root, r, nested_ids)),
+            "$ref" => dangling = sub.as_str().is_some_and(|r| dangles(root, r, ids)),
             "nullable" => nullable = Some(*sub == Value::Bool(true)),
             "additionalProperties" | "patternProperties" | "unevaluatedProperties" => open = true,
             _ => {}
@@ -919,18 +919,18 @@ fn rewrite(root: &Value, schema: &mut Value, closed: bool, nested_ids: bool, dep
             match sub {
                 Value::Array(subs) => subs
                     .iter_mut()
-                    .for_each(|sub| rewrite(root, sub, closed, nested_ids, depth + 1)),
-                sub => rewrite(root, sub, closed, nested_ids, depth + 1),
+                    .for_each(|sub| rewrite(root, sub, closed, ids, depth + 1)),
+                sub => rewrite(root, sub, closed, ids, depth + 1),
             }
         } else if walk::LIST.contains(&key) {
             if let Value::Array(subs) = sub {
                 subs.iter_mut()
-                    .for_each(|sub| rewrite(root, sub, closed, nested_ids, depth + 1));
+                    .for_each(|sub| rewrite(root, sub, closed, ids, depth + 1));
             }
         } else if walk::MAP.contains(&key) {
             if let Value::Object(subs) = sub {
                 subs.values_mut()
-                    .for_each(|sub| rewrite(root, sub, closed, nested_ids, depth + 1));
+                    .for_each(|sub| rewrite(root, sub, closed, ids, depth + 1));
             }
         }
     }

@@ -52,23 +52,62 @@ fn percent_decoded(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// True when some schema below the root has its own `$id`: references
-/// under it are resolved against it, which [`target`] does not do.
-pub(crate) fn nested_id(root: &Value) -> bool {
-    fn below(value: &Value, depth: usize) -> bool {
-        if depth > super::MAX_DEPTH {
-            // Too deep to tell: say so, and the references stay.
-            return true;
+/// The `$id`s of a schema's resources: the root's and those below it, read
+/// where schemas stand (not in `default`, `const` or `examples`, which hold
+/// data).
+pub(crate) struct Ids {
+    /// Every `$id`, the root's first when it has one.
+    pub(crate) all: Vec<String>,
+    /// Some schema below the root has its own `$id`: a reference under it
+    /// is resolved against it, which [`target`] does not do.
+    pub(crate) nested: bool,
+}
+
+impl Ids {
+    pub(crate) fn of(root: &Value) -> Ids {
+        fn visit(value: &Value, depth: usize, ids: &mut Ids) {
+            if depth > super::MAX_DEPTH {
+                // Too deep to tell: say so, and the references stay.
+                ids.nested = true;
+                return;
+            }
+            let Value::Object(obj) = value else { return };
+            if let Some(Value::String(id)) = obj.get("$id") {
+                ids.all.push(id.clone());
+                ids.nested |= depth > 0;
+            }
+            for (key, sub) in obj {
+                let key = key.as_str();
+                match sub {
+                    Value::Object(members) if super::walk::MAP.contains(&key) => {
+                        members.values().for_each(|sub| visit(sub, depth + 1, ids));
+                    }
+                    Value::Array(items)
+                        if super::walk::LIST.contains(&key) || super::walk::ONE.contains(&key) =>
+                    {
+                        items.iter().for_each(|sub| visit(sub, depth + 1, ids));
+                    }
+                    sub if super::walk::ONE.contains(&key) => visit(sub, depth + 1, ids),
+                    _ => {}
+                }
+            }
         }
-        match value {
-            Value::Object(obj) => obj.iter().any(|(key, sub)| {
-                (depth > 0 && key == "$id" && sub.is_string()) || below(sub, depth + 1)
-            }),
-            Value::Array(items) => items.iter().any(|sub| below(sub, depth + 1)),
-            _ => false,
-        }
+        let mut ids = Ids {
+            all: Vec::new(),
+            nested: false,
+        };
+        visit(root, 0, &mut ids);
+        ids
     }
-    below(root, 0)
+
+    /// True when `document` (a reference's part before `#`, absolute or
+    /// relative) may name one of these resources.
+    pub(crate) fn names(&self, document: &str) -> bool {
+        self.all.iter().any(|id| {
+            let id = id.trim_end_matches('#');
+            id == document || id.ends_with(&format!("/{document}"))
+        })
+    }
 }
 
 /// Whether `reference` names a plain-name fragment (`#name`, an `$anchor`),

@@ -1179,3 +1179,24 @@ fn ollama_calls_in_separate_chunks_are_numbered_across_the_response() {
     let again = stream.push(&message("Oslo"));
     assert_eq!(again[0].id, "call_0");
 }
+
+/// Entries without `index` take their place in the delta's list: a new
+/// name at a place whose call was returned early begins a call.
+#[test]
+fn a_new_name_at_a_place_returned_early_begins_a_call() {
+    let entries = |list: Value| chunk(json!({"tool_calls": list}), None);
+    let mut stream = ChatStream::new();
+    let mut calls = Vec::new();
+    calls.extend(stream.push(&entries(json!([
+        {"function": {"name": "f", "arguments": "{\"x\": 1}"}},
+        {"function": {"name": "g", "arguments": "{\"y\": 2}"}}
+    ]))));
+    calls.extend(stream.push(&entries(
+        json!([{"function": {"name": "h", "arguments": ""}}]),
+    )));
+    calls.extend(stream.push(&entries(json!([{"function": {"arguments": "{\"z\": 3}"}}]))));
+    calls.extend(stream.push(&chunk(json!({}), Some("tool_calls"))));
+    let names: Vec<_> = calls.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["f", "h", "g"]);
+    assert_eq!(calls[1].arguments, Arguments::Text("{\"z\": 3}".into()));
+}

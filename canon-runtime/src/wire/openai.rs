@@ -676,8 +676,8 @@ impl Pending {
 /// Ollama's `/api/chat` stream (`{"message": {"tool_calls": [...]}}`, each
 /// call whole) gives its calls at once, as [`tool_calls`] reads them,
 /// numbered across the response; `"done": true` ends it. A delta for an
-/// index whose call was returned early that repeats its id (or no id) and
-/// carries no arguments starts nothing: servers that repeat the id and
+/// index whose call was returned early that repeats its id (or, without
+/// an id, its name) and carries no arguments starts nothing: servers that repeat the id and
 /// name on every delta run each call once. Memory is bounded as the
 /// [module documentation](self#streams) says.
 ///
@@ -709,9 +709,9 @@ pub struct ChatStream {
     open: BTreeMap<u64, Pending>,
     /// The highest index started since the last finish.
     highest: Option<u64>,
-    /// The ids of the calls returned before the finish, by index (the
-    /// highest [`MAX_PENDING_CALLS`] indexes).
-    returned: BTreeMap<u64, Option<String>>,
+    /// The ids and names of the calls returned before the finish, by index
+    /// (the highest [`MAX_PENDING_CALLS`] indexes).
+    returned: BTreeMap<u64, (Option<String>, Option<String>)>,
     /// Calls begun since the last finish: what synthesizes an id when none
     /// came (`call_0`, `call_1`... as in [`tool_calls`], and unique even
     /// when a server gives every call index 0).
@@ -856,11 +856,15 @@ impl ChatStream {
             if id.is_none() && name.is_none() && !carries {
                 return;
             }
-            // The call returned from this index, repeated with nothing new.
+            // The call returned from this index, repeated with nothing new:
+            // its id again, or, without an id, its name.
             let repeated = self
                 .returned
                 .get(&index)
-                .is_some_and(|returned| id.is_none() || id == *returned);
+                .is_some_and(|(returned_id, returned_name)| match &id {
+                    Some(_) => id == *returned_id,
+                    None => name.is_none() || name == *returned_name,
+                });
             if repeated && !carries {
                 return;
             }
@@ -887,7 +891,8 @@ impl ChatStream {
     /// Notes the id of a call returned before the finish, keeping the
     /// highest indexes only.
     fn note_returned(&mut self, index: u64, call: &Pending) {
-        self.returned.insert(index, call.id.clone());
+        self.returned
+            .insert(index, (call.id.clone(), call.name.clone()));
         while self.returned.len() > MAX_PENDING_CALLS {
             self.returned.pop_first();
         }

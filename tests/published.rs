@@ -365,3 +365,27 @@ fn integers_past_two_to_the_53_are_compared_exactly() {
         .is_err());
     assert!(canon.is_valid(&json!({"n": 9_007_199_254_740_992u64})));
 }
+
+/// An integer and a double, as Gemini sends both.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Zero {
+    n: u32,
+    x: f64,
+}
+
+#[test]
+fn negative_zero_keeps_its_sign_where_the_type_is_a_double() {
+    let spec = ToolSpec::of::<Zero>("zero", "Zeros.");
+    let bound = spec
+        .bind::<Zero>(&json!({"n": 3.0, "x": -0.0}))
+        .unwrap()
+        .args;
+    assert_eq!(bound.n, 3);
+    assert!(bound.x == 0.0 && bound.x.is_sign_negative());
+    let bound = spec
+        .bind::<Zero>(&json!({"n": -0.0, "x": 1.5}))
+        .unwrap()
+        .args;
+    assert_eq!((bound.n, bound.x), (0, 1.5));
+}

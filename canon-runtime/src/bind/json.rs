@@ -177,18 +177,20 @@ impl<'de> Visitor<'de> for Locate<'_> {
 
 /// `text` as a `Value`, with the pointers of the members given twice (the
 /// last value is kept, as serde_json does).
-/// Reads every whole double of `value` (`3.0`, and `-0.0` as 0, which
-/// JSON Schema holds equal, within the range of a 64-bit integer) as the
-/// integer it equals; true when any changed. Iterative: the value's depth
-/// is bounded, not this stack's.
-pub(crate) fn whole_numbers(value: &mut Value) -> bool {
+/// Reads every whole double of `value` (`3.0`, and with `negative_zero`
+/// `-0.0` as 0, which JSON Schema holds equal, within the range of a 64-bit
+/// integer) as the integer it equals; true when any changed. Iterative: the
+/// value's depth is bounded, not this stack's.
+pub(crate) fn whole_numbers(value: &mut Value, negative_zero: bool) -> bool {
     let mut changed = false;
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
         match value {
             Value::Number(n) if n.is_f64() => {
                 let Some(f) = n.as_f64() else { continue };
-                if !crate::schema::constraint::integral(f) {
+                if !crate::schema::constraint::integral(f)
+                    || (!negative_zero && f == 0.0 && f.is_sign_negative())
+                {
                     continue;
                 }
                 let whole = if (0.0..18_446_744_073_709_551_616.0).contains(&f) {

@@ -583,11 +583,15 @@ impl ToolSpec {
         // JSON Schema counts `3.0` as an integer (Gemini sends every number
         // as a double): the call is bound with whole doubles read as the
         // integers they are. Not a repair: the schema allowed them.
-        let mut whole = value.clone();
-        if crate::bind::json::whole_numbers(&mut whole) {
-            if let Ok(args) = binder.bind(&ctx, &whole) {
-                self.trace_repairs(&repairs);
-                return Ok(Bound::new(args, repairs));
+        // `-0` too, which JSON Schema holds equal to 0, only when that is
+        // what the type needs: a `-0.0` for an `f64` keeps its sign.
+        for negative_zero in [false, true] {
+            let mut whole = value.clone();
+            if crate::bind::json::whole_numbers(&mut whole, negative_zero) {
+                if let Ok(args) = binder.bind(&ctx, &whole) {
+                    self.trace_repairs(&repairs);
+                    return Ok(Bound::new(args, repairs));
+                }
             }
         }
         let (violations, more) =

@@ -68,10 +68,43 @@ pub struct Tools {
     schemas: HashMap<String, Value>,
 }
 
+/// `value` as JSON text with every object's keys in order, so that one
+/// schema written with its keys in another order reads the same.
+fn sorted_json(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(members) => {
+            let mut keys: Vec<&String> = members.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                sorted_json(&members[key], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                sorted_json(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
 impl Tools {
     /// A digest of the declarations (names and schemas, in name order):
     /// 16 hexadecimal digits of FNV-1a, the same for the same declarations
-    /// whatever their order in the file; empty when there are none.
+    /// whatever their order in the file or the order of their schemas'
+    /// keys; empty when there are none.
     pub fn digest(&self) -> String {
         if self.schemas.is_empty() {
             return String::new();
@@ -87,7 +120,9 @@ impl Tools {
         for name in names {
             add(name.as_bytes());
             add(&[0]);
-            add(self.schemas[name].to_string().as_bytes());
+            let mut text = String::new();
+            sorted_json(&self.schemas[name], &mut text);
+            add(text.as_bytes());
             add(&[0]);
         }
         format!("{hash:016x}")

@@ -707,5 +707,16 @@ fn summaries_of_other_versions_or_tools_are_not_merged() {
     .unwrap();
     assert_eq!(a.digest(), b.digest());
     assert_eq!(a.digest().len(), 16);
+    // ... and whatever the order of each schema's keys.
+    let c = canon_cli::Tools::parse(
+        r#"[{"name": "a", "input_schema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}]"#,
+    )
+    .unwrap();
+    let d = canon_cli::Tools::parse(
+        r#"[{"name": "a", "input_schema": {"required": ["n"], "properties": {"n": {"type": "integer"}}, "type": "object"}}]"#,
+    )
+    .unwrap();
+    assert_eq!(c.digest(), d.digest());
+    assert_ne!(a.digest(), c.digest());
     assert_eq!(canon_cli::Tools::default().digest(), "");
 }

@@ -820,8 +820,10 @@ impl<'s> Compiler<'s> {
                 || untagged
                 || (conjunctive && members.iter().any(|&m| asserting(self, m))))
         {
+            // It admits every type, so that nothing here is refused for
+            // its type before `jsonschema` looks; it vouches for no string,
+            // so that where a string is wrapped stays the schema's call.
             members.push(self.push(Raw::Shape(Shape {
-                accepts_string: true,
                 types: ty::ALL,
                 poison: true,
                 ..Shape::default()

@@ -504,39 +504,16 @@ pub(crate) fn recursion(root: &Value) -> Option<(String, String)> {
         }
         // The schemas below this one (not its definitions: those are
         // reached through the references that use them).
-        for (key, sub) in obj {
-            let key = key.as_str();
-            let found = match sub {
-                Value::Object(members)
-                    if walk::MAP.contains(&key) && !matches!(key, "$defs" | "definitions") =>
-                {
-                    members.iter().find_map(|(name, sub)| {
-                        let at = crate::schema::pointer::push(&format!("{at}/{key}"), name);
-                        visit(root, sub, &at, stack, done, depth + 1)
-                    })
-                }
-                Value::Array(items) if walk::LIST.contains(&key) || walk::ONE.contains(&key) => {
-                    items.iter().enumerate().find_map(|(i, sub)| {
-                        visit(
-                            root,
-                            sub,
-                            &format!("{at}/{key}/{i}"),
-                            stack,
-                            done,
-                            depth + 1,
-                        )
-                    })
-                }
-                sub if walk::ONE.contains(&key) => {
-                    visit(root, sub, &format!("{at}/{key}"), stack, done, depth + 1)
-                }
-                _ => None,
-            };
-            if found.is_some() {
-                return found;
+        let below = walk::children(obj, |key, rel, sub| {
+            if matches!(key, "$defs" | "definitions") {
+                return Ok(());
             }
-        }
-        None
+            match visit(root, sub, &format!("{at}{rel}"), stack, done, depth + 1) {
+                Some(found) => Err(found),
+                None => Ok(()),
+            }
+        });
+        below.err()
     }
     visit(
         root,

@@ -76,21 +76,10 @@ impl Ids {
                 ids.all.push(id.clone());
                 ids.nested |= depth > 0;
             }
-            for (key, sub) in obj {
-                let key = key.as_str();
-                match sub {
-                    Value::Object(members) if super::walk::MAP.contains(&key) => {
-                        members.values().for_each(|sub| visit(sub, depth + 1, ids));
-                    }
-                    Value::Array(items)
-                        if super::walk::LIST.contains(&key) || super::walk::ONE.contains(&key) =>
-                    {
-                        items.iter().for_each(|sub| visit(sub, depth + 1, ids));
-                    }
-                    sub if super::walk::ONE.contains(&key) => visit(sub, depth + 1, ids),
-                    _ => {}
-                }
-            }
+            let _ = super::walk::children(obj, |_, _, sub| {
+                visit(sub, depth + 1, ids);
+                Ok::<(), ()>(())
+            });
         }
         let mut ids = Ids {
             all: Vec::new(),

@@ -65,6 +65,41 @@ pub(crate) fn children_mut<E>(
     Ok(())
 }
 
+/// [`children_mut`] for a schema read, not changed: `f` on each direct
+/// subschema of `obj`, with its keyword and relative pointer, in the same
+/// order, stopping at the first error.
+pub(crate) fn children<E>(
+    obj: &Map<String, Value>,
+    mut f: impl FnMut(&str, String, &Value) -> Result<(), E>,
+) -> Result<(), E> {
+    for key in ONE {
+        match obj.get(key) {
+            Some(Value::Array(subs)) => {
+                for (i, sub) in subs.iter().enumerate() {
+                    f(key, format!("/{key}/{i}"), sub)?;
+                }
+            }
+            Some(sub) => f(key, format!("/{key}"), sub)?,
+            None => {}
+        }
+    }
+    for key in LIST {
+        if let Some(Value::Array(subs)) = obj.get(key) {
+            for (i, sub) in subs.iter().enumerate() {
+                f(key, format!("/{key}/{i}"), sub)?;
+            }
+        }
+    }
+    for key in MAP {
+        if let Some(Value::Object(subs)) = obj.get(key) {
+            for (name, sub) in subs {
+                f(key, format!("/{key}/{}", pointer::escape(name)), sub)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `null` joins the schema's `type` (and its `enum`, if any): OpenAPI's
 /// `nullable: true`, and how strict dialects say "optional".
 pub(crate) fn add_null(obj: &mut Map<String, Value>) {

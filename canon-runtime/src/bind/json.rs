@@ -179,18 +179,22 @@ impl<'de> Visitor<'de> for Locate<'_> {
 /// last value is kept, as serde_json does).
 /// Reads every whole double of `value` (`3.0`, and with `negative_zero`
 /// `-0.0` as 0, which JSON Schema holds equal, within the range of a 64-bit
-/// integer) as the integer it equals; true when any changed. Iterative: the
-/// value's depth is bounded, not this stack's.
-pub(crate) fn whole_numbers(value: &mut Value, negative_zero: bool) -> bool {
+/// integer) as the integer it equals: whether any changed, and whether a
+/// `-0.0` was left as it is. Iterative: the value's depth is bounded, not
+/// this stack's.
+pub(crate) fn whole_numbers(value: &mut Value, negative_zero: bool) -> (bool, bool) {
     let mut changed = false;
+    let mut left = false;
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
         match value {
             Value::Number(n) if n.is_f64() => {
                 let Some(f) = n.as_f64() else { continue };
-                if !crate::schema::constraint::integral(f)
-                    || (!negative_zero && f == 0.0 && f.is_sign_negative())
-                {
+                if !crate::schema::constraint::integral(f) {
+                    continue;
+                }
+                if !negative_zero && f == 0.0 && f.is_sign_negative() {
+                    left = true;
                     continue;
                 }
                 let whole = if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
@@ -208,7 +212,7 @@ pub(crate) fn whole_numbers(value: &mut Value, negative_zero: bool) -> bool {
             _ => {}
         }
     }
-    changed
+    (changed, left)
 }
 
 /// Drops `value` without recursing as deep as it nests (serde_json's own

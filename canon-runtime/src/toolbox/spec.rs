@@ -585,14 +585,16 @@ impl ToolSpec {
         // integers they are. Not a repair: the schema allowed them.
         // `-0` too, which JSON Schema holds equal to 0, only when that is
         // what the type needs: a `-0.0` for an `f64` keeps its sign.
-        for negative_zero in [false, true] {
-            let mut whole = value.clone();
-            if crate::bind::json::whole_numbers(&mut whole, negative_zero) {
-                if let Ok(args) = binder.bind(&ctx, &whole) {
-                    self.trace_repairs(&repairs);
-                    return Ok(Bound::new(args, repairs));
-                }
-            }
+        let mut whole = value.clone();
+        let (changed, zeros) = crate::bind::json::whole_numbers(&mut whole, false);
+        let mut bound = changed.then(|| binder.bind(&ctx, &whole).ok()).flatten();
+        if bound.is_none() && zeros {
+            crate::bind::json::whole_numbers(&mut whole, true);
+            bound = binder.bind(&ctx, &whole).ok();
+        }
+        if let Some(args) = bound {
+            self.trace_repairs(&repairs);
+            return Ok(Bound::new(args, repairs));
         }
         let (violations, more) =
             diagnose::rust_type::<A>(&self.schema, &value, self.limits.max_listed.max(1));

@@ -12,4 +12,5 @@ pub(crate) mod policy;
 mod proptests;
 pub(crate) mod rule;
 pub(crate) mod telemetry;
+pub(crate) mod text;
 pub(crate) mod tolerant;

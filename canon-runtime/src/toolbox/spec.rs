@@ -15,6 +15,7 @@ use crate::bind::canonical::{Canonicalizer, SchemaError};
 use crate::bind::diagnose;
 use crate::bind::policy::Policy;
 use crate::bind::telemetry;
+use crate::bind::text;
 use crate::bind::tolerant::{read_object, read_value, read_value_args, BindArgs, Ctx, Mode};
 use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::feedback::BindError;
@@ -493,6 +494,36 @@ impl ToolSpec {
             .with_max_depth(self.limits.max_depth)
             .with_max_repairs(self.limits.max_repairs)
             .checking_keys();
+        if !text::usable() {
+            return self.bind_text_serde(text, policy, binder, ctx);
+        }
+        // canon's reader, which visits as serde_json's does and scans short
+        // strings in fewer steps; where it fails, serde_json reads the text.
+        let mut reader = text::Reader::new(text);
+        let bound = binder.bind(&ctx, &mut reader);
+        if reader.failed() {
+            let ctx = Ctx::new(&self.plan, Mode::Fast)
+                .with_max_depth(self.limits.max_depth)
+                .with_max_repairs(self.limits.max_repairs)
+                .checking_keys();
+            return self.bind_text_serde(text, policy, binder, ctx);
+        }
+        match bound {
+            Ok(bound) if reader.end().is_ok() => self.accept(bound, ctx),
+            _ => self.retry_text(text, policy, binder, ctx.saw_repeated_key()),
+        }
+    }
+
+    /// The single pass over text read by serde_json's reader.
+    #[cold]
+    #[inline(never)]
+    fn bind_text_serde<A: DeserializeOwned>(
+        &self,
+        text: &str,
+        policy: Policy,
+        binder: impl Binder<A>,
+        ctx: Ctx<'_>,
+    ) -> Result<Bound<A>, BindError> {
         let mut de = serde_json::Deserializer::from_str(text);
         match binder.bind(&ctx, &mut de) {
             Ok(bound) if de.end().is_ok() => self.accept(bound, ctx),

@@ -252,6 +252,23 @@ pub(crate) fn exact(text: &str, max_depth: usize) -> Option<Value> {
 
 #[inline(always)]
 fn parse_within(text: &str, max_depth: usize) -> Result<(Value, Vec<String>), serde_json::Error> {
+    // canon's reader first, which visits as serde_json's does; anything
+    // but a clean read is read again by serde_json, whose error locates
+    // the failure.
+    if crate::bind::text::usable() {
+        let duplicates = RefCell::new(Vec::new());
+        let mut reader = crate::bind::text::Reader::new(text);
+        let checked = Checked {
+            at: Path::Root,
+            duplicates: &duplicates,
+            room: max_depth,
+        };
+        if let Ok(value) = checked.deserialize(&mut reader) {
+            if reader.end().is_ok() && !reader.failed() {
+                return Ok((value, duplicates.into_inner()));
+            }
+        }
+    }
     let duplicates = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Checked {

@@ -130,9 +130,31 @@ impl<'de> Reader<'de> {
         }
     }
 
-    /// After an opening quote: the string, to its closing quote.
-    #[inline(never)]
+    /// After an opening quote: the string, to its closing quote. A string
+    /// whose closing quote is in its first eight bytes (most keys, most
+    /// values) is read here; any other out of line, so that each place a
+    /// string is read stays small.
+    #[inline(always)]
     fn string(&mut self) -> Result<Str<'de, '_>> {
+        let start = self.pos;
+        if let Some(Ok(word)) = self.bytes().get(start..start + 8).map(<[u8; 8]>::try_from) {
+            let v = u64::from_le_bytes(word);
+            let found = stops(v);
+            if found != 0 {
+                let bit = found.trailing_zeros();
+                if (v >> (bit & !7)) as u8 == b'"' {
+                    let stop = start + (bit / 8) as usize;
+                    self.pos = stop + 1;
+                    return self.slice(start, stop).map(Str::Borrowed);
+                }
+            }
+        }
+        self.long_string()
+    }
+
+    /// [`Reader::string`], for a string with an escape or past eight bytes.
+    #[inline(never)]
+    fn long_string(&mut self) -> Result<Str<'de, '_>> {
         let bytes = self.bytes();
         let mut start = self.pos;
         let mut copied = false;
@@ -499,19 +521,12 @@ enum Read {
 /// taken from the word rather than loaded again.
 #[inline(always)]
 fn scan(bytes: &[u8], mut i: usize) -> (usize, Option<u8>) {
-    const ONES: u64 = u64::MAX / 255;
-    const HIGH: u64 = ONES << 7;
     while let Some(chunk) = bytes.get(i..i + 8) {
         let Ok(word) = <[u8; 8]>::try_from(chunk) else {
             break;
         };
         let v = u64::from_le_bytes(word);
-        let control = v.wrapping_sub(ONES * 0x20) & !v;
-        let quote = v ^ (ONES * u64::from(b'"'));
-        let quote = quote.wrapping_sub(ONES) & !quote;
-        let backslash = v ^ (ONES * u64::from(b'\\'));
-        let backslash = backslash.wrapping_sub(ONES) & !backslash;
-        let found = (control | quote | backslash) & HIGH;
+        let found = stops(v);
         if found != 0 {
             let bit = found.trailing_zeros();
             return (i + (bit / 8) as usize, Some((v >> (bit & !7)) as u8));
@@ -525,6 +540,21 @@ fn scan(bytes: &[u8], mut i: usize) -> (usize, Option<u8>) {
         i += 1;
     }
     (i, None)
+}
+
+/// The high bit of each byte of `v` (little-endian) that is a quote, a
+/// backslash or a control character; exact for the lowest such byte,
+/// which is all a reader looks at.
+#[inline(always)]
+fn stops(v: u64) -> u64 {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGH: u64 = ONES << 7;
+    let control = v.wrapping_sub(ONES * 0x20) & !v;
+    let quote = v ^ (ONES * u64::from(b'"'));
+    let quote = quote.wrapping_sub(ONES) & !quote;
+    let backslash = v ^ (ONES * u64::from(b'\\'));
+    let backslash = backslash.wrapping_sub(ONES) & !backslash;
+    (control | quote | backslash) & HIGH
 }
 
 macro_rules! numbers {

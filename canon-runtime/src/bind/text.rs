@@ -344,12 +344,23 @@ impl<'de> Reader<'de> {
             first: true,
         });
         self.depth += 1;
-        // The value is handed back as it came, not taken out and wrapped
-        // again: copying a struct just written stalls.
-        if value.is_ok() {
-            self.close(b']')?;
-        }
+        self.close_after(&value, b']')?;
         value
+    }
+
+    /// After an array's, object's or enum's content: its closing bracket.
+    /// The value is handed back as it came, not taken out and wrapped
+    /// again (copying a struct just written stalls). After an error inside
+    /// it, serde_json would still try to close it: where its reader stands
+    /// then is not followed here, so the reader fails.
+    #[inline(always)]
+    fn close_after<T>(&mut self, value: &Result<T>, bracket: u8) -> Result<()> {
+        if value.is_ok() {
+            self.close(bracket)
+        } else {
+            self.failed = true;
+            Ok(())
+        }
     }
 
     /// After an array's or object's last member: its closing bracket.
@@ -371,9 +382,7 @@ impl<'de> Reader<'de> {
             first: true,
         });
         self.depth += 1;
-        if value.is_ok() {
-            self.close(b'}')?;
-        }
+        self.close_after(&value, b'}')?;
         value
     }
 
@@ -781,9 +790,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
                 self.enter()?;
                 let value = visitor.visit_enum(Variant { reader: self });
                 self.depth += 1;
-                if value.is_ok() {
-                    self.close(b'}')?;
-                }
+                self.close_after(&value, b'}')?;
                 value
             }
             Some(b'"') => visitor.visit_enum(UnitVariant { reader: self }),

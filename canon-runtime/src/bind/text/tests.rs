@@ -119,14 +119,35 @@ fn nests_as_deep_as_serde_json() {
 }
 
 #[test]
+fn fails_after_an_error_inside_an_array_or_object() {
+    // A visitor could catch the error and read on, from where serde_json's
+    // reader would stand after closing the array: the reader does not
+    // decide.
+    for text in [r#"[1, 300]"#, r#"{"a": [1, 300]}"#, r#"[[1, 300], 2]"#] {
+        assert!(ours::<Vec<u8>>(text).is_none(), "decided: {text}");
+        assert!(
+            ours::<BTreeMap<String, Vec<u8>>>(text).is_none(),
+            "decided: {text}"
+        );
+    }
+    // A visitor's error outside any array or object is decided.
+    assert_eq!(ours::<u8>("300").map(|r| r.is_err()), Some(true));
+    assert!(theirs::<u8>("300").is_err());
+}
+
+#[test]
 fn lends_only_strings_without_escapes() {
     #[derive(Debug, Deserialize, PartialEq)]
     struct B<'a> {
         s: &'a str,
     }
     assert!(agree::<B<'_>>(r#"{"s": "plain"}"#, PartialEq::eq));
-    // A borrowed string cannot hold an unescaped one: both refuse.
-    assert!(agree::<B<'_>>(r#"{"s": "a\nb"}"#, PartialEq::eq));
+    // A borrowed string cannot hold an unescaped one: serde_json refuses,
+    // and the reader, refused inside an object, leaves it to serde_json.
+    assert!(ours::<B<'_>>(r#"{"s": "a\nb"}"#).is_none());
+    assert!(theirs::<B<'_>>(r#"{"s": "a\nb"}"#).is_err());
+    assert_eq!(ours::<&str>(r#""a\nb""#).map(|r| r.is_err()), Some(true));
+    assert!(theirs::<&str>(r#""a\nb""#).is_err());
 }
 
 /// A type that asks for every form serde's data model has.

@@ -336,16 +336,25 @@ impl<'de> Reader<'de> {
         Ok(())
     }
 
+    /// An array, object or enum, at its opening bracket: `read` reads its
+    /// content, and `bracket` closes it.
+    #[inline(always)]
+    fn nested<T>(&mut self, bracket: u8, read: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.enter()?;
+        let value = read(self);
+        self.depth += 1;
+        self.close_after(&value, bracket)?;
+        value
+    }
+
     #[inline(always)]
     fn seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        self.enter()?;
-        let value = visitor.visit_seq(Seq {
-            reader: self,
-            first: true,
-        });
-        self.depth += 1;
-        self.close_after(&value, b']')?;
-        value
+        self.nested(b']', |reader| {
+            visitor.visit_seq(Seq {
+                reader,
+                first: true,
+            })
+        })
     }
 
     /// After an array's, object's or enum's content: its closing bracket.
@@ -376,14 +385,12 @@ impl<'de> Reader<'de> {
 
     #[inline(always)]
     fn map<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        self.enter()?;
-        let value = visitor.visit_map(Map {
-            reader: self,
-            first: true,
-        });
-        self.depth += 1;
-        self.close_after(&value, b'}')?;
-        value
+        self.nested(b'}', |reader| {
+            visitor.visit_map(Map {
+                reader,
+                first: true,
+            })
+        })
     }
 
     /// A string wanted by the target.
@@ -786,13 +793,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         match self.peek() {
-            Some(b'{') => {
-                self.enter()?;
-                let value = visitor.visit_enum(Variant { reader: self });
-                self.depth += 1;
-                self.close_after(&value, b'}')?;
-                value
-            }
+            Some(b'{') => self.nested(b'}', |reader| visitor.visit_enum(Variant { reader })),
             Some(b'"') => visitor.visit_enum(UnitVariant { reader: self }),
             _ => Err(self.fail()),
         }

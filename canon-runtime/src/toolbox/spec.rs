@@ -490,28 +490,30 @@ impl ToolSpec {
         if text.len() > self.limits.max_text_bytes {
             return Err(self.reject(vec![self.limits.too_large(text.len())]));
         }
-        let ctx = Ctx::new(&self.plan, Mode::Fast)
-            .with_max_depth(self.limits.max_depth)
-            .with_max_repairs(self.limits.max_repairs)
-            .checking_keys();
         if !text::usable() {
-            return self.bind_text_serde(text, policy, binder, ctx);
+            return self.bind_text_serde(text, policy, binder);
         }
         // canon's reader, which visits as serde_json's does and scans short
         // strings in fewer steps; where it fails, serde_json reads the text.
+        let ctx = self.text_ctx();
         let mut reader = text::Reader::new(text);
         let bound = binder.bind(&ctx, &mut reader);
         if reader.failed() {
-            let ctx = Ctx::new(&self.plan, Mode::Fast)
-                .with_max_depth(self.limits.max_depth)
-                .with_max_repairs(self.limits.max_repairs)
-                .checking_keys();
-            return self.bind_text_serde(text, policy, binder, ctx);
+            return self.bind_text_serde(text, policy, binder);
         }
         match bound {
             Ok(bound) if reader.end().is_ok() => self.accept(bound, ctx),
             _ => self.retry_text(text, policy, binder, ctx.saw_repeated_key()),
         }
+    }
+
+    /// The state of a single pass over text.
+    #[inline(always)]
+    fn text_ctx(&self) -> Ctx<'_> {
+        Ctx::new(&self.plan, Mode::Fast)
+            .with_max_depth(self.limits.max_depth)
+            .with_max_repairs(self.limits.max_repairs)
+            .checking_keys()
     }
 
     /// The single pass over text read by serde_json's reader.
@@ -522,8 +524,8 @@ impl ToolSpec {
         text: &str,
         policy: Policy,
         binder: impl Binder<A>,
-        ctx: Ctx<'_>,
     ) -> Result<Bound<A>, BindError> {
+        let ctx = self.text_ctx();
         let mut de = serde_json::Deserializer::from_str(text);
         match binder.bind(&ctx, &mut de) {
             Ok(bound) if de.end().is_ok() => self.accept(bound, ctx),

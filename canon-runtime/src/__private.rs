@@ -47,7 +47,8 @@ use std::marker::PhantomData;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 
-pub use crate::bind::tolerant::{BindArgs, FieldSource, Fields, PlainFields};
+pub use crate::bind::diagnose::{probe_field, ProbeError};
+pub use crate::bind::tolerant::{BindArgs, Fields};
 
 use crate::toolbox::context::Context;
 
@@ -82,13 +83,13 @@ pub trait ParamDeserialize<T> {
     /// [`Has`].
     fn deserialize_verdict(&self) -> Has;
 
-    /// The field's value, from `fields` ([`FieldSource::value`]).
+    /// The field's value, from `fields` ([`Fields::value`]).
     ///
     /// # Errors
     /// The map's error when the value does not deserialize.
-    fn field_value<'de, F: FieldSource, A: de::MapAccess<'de>>(
+    fn field_value<'de, A: de::MapAccess<'de>>(
         &self,
-        fields: &F,
+        fields: &Fields<'_>,
         map: &mut A,
         index: usize,
         pointer: &'static str,
@@ -105,6 +106,12 @@ pub trait ParamDeserialize<T> {
     /// # Errors
     /// The sequence's error when the element does not deserialize.
     fn next_value<'de, S: de::SeqAccess<'de>>(&self, seq: &mut S) -> Result<Option<T>, S::Error>;
+
+    /// serde's reading of the member `key` as `T` ([`probe_field`]).
+    ///
+    /// # Errors
+    /// serde's error, with its path.
+    fn probe(&self, key: &str, value: &serde_json::Value) -> Result<(), ProbeError>;
 }
 
 impl<T: DeserializeOwned> ParamDeserialize<T> for ParamProbe<T> {
@@ -112,10 +119,10 @@ impl<T: DeserializeOwned> ParamDeserialize<T> for ParamProbe<T> {
         Has
     }
 
-    #[inline(always)]
-    fn field_value<'de, F: FieldSource, A: de::MapAccess<'de>>(
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn field_value<'de, A: de::MapAccess<'de>>(
         &self,
-        fields: &F,
+        fields: &Fields<'_>,
         map: &mut A,
         index: usize,
         pointer: &'static str,
@@ -132,6 +139,10 @@ impl<T: DeserializeOwned> ParamDeserialize<T> for ParamProbe<T> {
     fn next_value<'de, S: de::SeqAccess<'de>>(&self, seq: &mut S) -> Result<Option<T>, S::Error> {
         seq.next_element::<T>()
     }
+
+    fn probe(&self, key: &str, value: &serde_json::Value) -> Result<(), ProbeError> {
+        probe_field::<T>(key, value)
+    }
 }
 
 /// A parameter whose type lacks `Deserialize`: compiles, so that only
@@ -144,9 +155,9 @@ pub trait ParamNoDeserialize<T> {
     ///
     /// # Errors
     /// None.
-    fn field_value<'de, F: FieldSource, A: de::MapAccess<'de>>(
+    fn field_value<'de, A: de::MapAccess<'de>>(
         &self,
-        fields: &F,
+        fields: &Fields<'_>,
         map: &mut A,
         index: usize,
         pointer: &'static str,
@@ -163,6 +174,12 @@ pub trait ParamNoDeserialize<T> {
     /// # Errors
     /// None.
     fn next_value<'de, S: de::SeqAccess<'de>>(&self, seq: &mut S) -> Result<Option<T>, S::Error>;
+
+    /// Never called: the tool does not compile.
+    ///
+    /// # Errors
+    /// None.
+    fn probe(&self, key: &str, value: &serde_json::Value) -> Result<(), ProbeError>;
 }
 
 impl<T> ParamNoDeserialize<T> for &ParamProbe<T> {
@@ -170,9 +187,9 @@ impl<T> ParamNoDeserialize<T> for &ParamProbe<T> {
         Lacks
     }
 
-    fn field_value<'de, F: FieldSource, A: de::MapAccess<'de>>(
+    fn field_value<'de, A: de::MapAccess<'de>>(
         &self,
-        _: &F,
+        _: &Fields<'_>,
         _: &mut A,
         _: usize,
         _: &'static str,
@@ -185,6 +202,10 @@ impl<T> ParamNoDeserialize<T> for &ParamProbe<T> {
     }
 
     fn next_value<'de, S: de::SeqAccess<'de>>(&self, _: &mut S) -> Result<Option<T>, S::Error> {
+        unreachable!("a parameter type without Deserialize does not compile")
+    }
+
+    fn probe(&self, _: &str, _: &serde_json::Value) -> Result<(), ProbeError> {
         unreachable!("a parameter type without Deserialize does not compile")
     }
 }
@@ -305,7 +326,7 @@ pub struct Verdict<D, S>(pub D, pub S);
 
 impl Verdict<Has, Has> {
     /// Nothing to report.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn check<T>(self) {}
 }
 

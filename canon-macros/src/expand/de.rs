@@ -81,6 +81,13 @@ pub(super) fn deserialize(
             (&#krate::__private::ParamProbe::<#ty>::new()).next_value(&mut seq)
         }
     });
+    let probes = params.iter().enumerate().map(|(index, p)| {
+        let ty = p.ty;
+        let krate = respan(krate, ty.span());
+        quote_spanned! {ty.span()=>
+            #index => (&#krate::__private::ParamProbe::<#ty>::new()).probe(key, value),
+        }
+    });
     quote! {
         #[automatically_derived]
         impl<'de> #de::Deserialize<'de> for #args {
@@ -89,7 +96,7 @@ pub(super) fn deserialize(
             ) -> ::core::result::Result<Self, __D::Error> {
                 <Self as #krate::__private::BindArgs>::bind_fields(
                     de,
-                    #krate::__private::PlainFields,
+                    #krate::__private::Fields::PLAIN,
                 )
             }
         }
@@ -98,15 +105,28 @@ pub(super) fn deserialize(
         impl #krate::__private::BindArgs for #args {
             const FIELDS: &'static [&'static ::core::primitive::str] = &[#(#wire),*];
 
+            fn probe_field(
+                index: ::core::primitive::usize,
+                key: &::core::primitive::str,
+                value: &#krate::__private::serde_json::Value,
+            ) -> ::core::result::Result<(), #krate::__private::ProbeError> {
+                #[allow(unused_imports)]
+                use #krate::__private::{ParamDeserialize as _, ParamNoDeserialize as _};
+                match index {
+                    #(#probes)*
+                    _ => ::core::result::Result::Ok(()),
+                }
+            }
+
             #[inline]
-            fn bind_fields<'de, __D: #de::Deserializer<'de>, __F: #krate::__private::FieldSource>(
+            fn bind_fields<'de, __D: #de::Deserializer<'de>>(
                 de: __D,
-                fields: __F,
+                fields: #krate::__private::Fields<'_>,
             ) -> ::core::result::Result<Self, __D::Error> {
                 #[allow(unused_imports)]
                 use #krate::__private::{ParamDeserialize as _, ParamNoDeserialize as _};
 
-                struct __Visitor<__F>(__F);
+                struct __Visitor<'__f>(#krate::__private::Fields<'__f>);
 
                 /// A key of the arguments object, as its field index.
                 struct __Key(::core::primitive::usize);
@@ -163,7 +183,7 @@ pub(super) fn deserialize(
                 }
 
                 #[automatically_derived]
-                impl<'de, __F: #krate::__private::FieldSource> #de::Visitor<'de> for __Visitor<__F> {
+                impl<'de> #de::Visitor<'de> for __Visitor<'_> {
                     type Value = #args;
 
                     fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
@@ -208,7 +228,7 @@ pub(super) fn deserialize(
                         self,
                         mut seq: __S,
                     ) -> ::core::result::Result<#args, __S::Error> {
-                        if !<__F as #krate::__private::FieldSource>::POSITIONAL {
+                        if !self.0.positional() {
                             return ::core::result::Result::Err(<__S::Error as #de::Error>::invalid_type(
                                 #de::Unexpected::Seq,
                                 &self,

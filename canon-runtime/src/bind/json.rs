@@ -250,7 +250,7 @@ pub(crate) fn exact(text: &str, max_depth: usize) -> Option<Value> {
     }
 }
 
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn parse_within(text: &str, max_depth: usize) -> Result<(Value, Vec<String>), serde_json::Error> {
     // canon's reader first, which visits as serde_json's does; anything
     // but a clean read is read again by serde_json, whose error locates

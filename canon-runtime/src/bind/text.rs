@@ -90,13 +90,13 @@ impl<'de> Reader<'de> {
         de::Error::custom("canon: the text is read again")
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn bytes(&self) -> &'de [u8] {
         self.text.as_bytes()
     }
 
     /// Skips whitespace; the byte after it.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn peek(&mut self) -> Option<u8> {
         let bytes = self.bytes();
         while let Some(&b) = bytes.get(self.pos) {
@@ -110,7 +110,7 @@ impl<'de> Reader<'de> {
 
     /// The text from `start` to `end`, both just before or after an ASCII
     /// byte; an error otherwise (which the reader never makes).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn slice(&mut self, start: usize, end: usize) -> Result<&'de str> {
         match self.text.get(start..end) {
             Some(s) => Ok(s),
@@ -119,7 +119,7 @@ impl<'de> Reader<'de> {
     }
 
     /// After the first letter of `null`, `true` or `false`: the rest.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn ident(&mut self, rest: &[u8]) -> Result<()> {
         let end = self.pos + rest.len();
         if self.bytes().get(self.pos..end) == Some(rest) {
@@ -134,7 +134,7 @@ impl<'de> Reader<'de> {
     /// whose closing quote is in its first eight bytes (most keys, most
     /// values) is read here; any other out of line, so that each place a
     /// string is read stays small.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn string(&mut self) -> Result<Str<'de, '_>> {
         let start = self.pos;
         if let Some(Ok(word)) = self.bytes().get(start..start + 8).map(<[u8; 8]>::try_from) {
@@ -251,7 +251,7 @@ impl<'de> Reader<'de> {
     /// as `serde_json` visits it: a `u64`, an `i64`, or (a fraction, an
     /// exponent, an integer past 64 bits, or `-0`) what `serde_json`'s own
     /// reader makes of the number's text, through `read`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn number<V: Visitor<'de>>(&mut self, visitor: V, read: Read) -> Result<V::Value> {
         let bytes = self.bytes();
         let start = self.pos;
@@ -317,7 +317,7 @@ impl<'de> Reader<'de> {
     }
 
     /// A number wanted by the target: anything else is refused.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn wanted_number<V: Visitor<'de>>(&mut self, visitor: V, read: Read) -> Result<V::Value> {
         match self.peek() {
             Some(b'-' | b'0'..=b'9') => self.number(visitor, read),
@@ -326,7 +326,7 @@ impl<'de> Reader<'de> {
     }
 
     /// Enters an array or object, as `serde_json` counts them.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn enter(&mut self) -> Result<()> {
         if self.depth <= 1 {
             return Err(self.fail());
@@ -338,7 +338,7 @@ impl<'de> Reader<'de> {
 
     /// An array, object or enum, at its opening bracket: `read` reads its
     /// content, and `bracket` closes it.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn nested<T>(&mut self, bracket: u8, read: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         self.enter()?;
         let value = read(self);
@@ -347,7 +347,7 @@ impl<'de> Reader<'de> {
         value
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.nested(b']', |reader| {
             visitor.visit_seq(Seq {
@@ -362,7 +362,7 @@ impl<'de> Reader<'de> {
     /// again (copying a struct just written stalls). After an error inside
     /// it, serde_json would still try to close it: where its reader stands
     /// then is not followed here, so the reader fails.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn close_after<T>(&mut self, value: &Result<T>, bracket: u8) -> Result<()> {
         if value.is_ok() {
             self.close(bracket)
@@ -373,7 +373,7 @@ impl<'de> Reader<'de> {
     }
 
     /// After an array's or object's last member: its closing bracket.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn close(&mut self, bracket: u8) -> Result<()> {
         if self.peek() == Some(bracket) {
             self.pos += 1;
@@ -383,7 +383,7 @@ impl<'de> Reader<'de> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn map<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.nested(b'}', |reader| {
             visitor.visit_map(Map {
@@ -394,7 +394,7 @@ impl<'de> Reader<'de> {
     }
 
     /// A string wanted by the target.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn str<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         match self.peek() {
             Some(b'"') => {
@@ -535,7 +535,7 @@ enum Read {
 /// byte (`None` at the end of the text). Eight bytes at a time, as
 /// `serde_json` scans; the lowest match in a word is exact, and the byte is
 /// taken from the word rather than loaded again.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn scan(bytes: &[u8], mut i: usize) -> (usize, Option<u8>) {
     while let Some(chunk) = bytes.get(i..i + 8) {
         let Ok(word) = <[u8; 8]>::try_from(chunk) else {
@@ -561,7 +561,7 @@ fn scan(bytes: &[u8], mut i: usize) -> (usize, Option<u8>) {
 /// The high bit of each byte of `v` (little-endian) that is a quote, a
 /// backslash or a control character; exact for the lowest such byte,
 /// which is all a reader looks at.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn stops(v: u64) -> u64 {
     const ONES: u64 = u64::MAX / 255;
     const HIGH: u64 = ONES << 7;
@@ -575,7 +575,7 @@ fn stops(v: u64) -> u64 {
 
 macro_rules! numbers {
     ($($method:ident => $read:expr;)*) => {$(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             self.wanted_number(visitor, $read)
         }
@@ -585,7 +585,7 @@ macro_rules! numbers {
 impl<'de> Deserializer<'de> for &mut Reader<'de> {
     type Error = Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.peek() {
             Some(b'"') => {
@@ -617,7 +617,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.peek() {
             Some(b't') => {
@@ -667,17 +667,17 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.str(visitor)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.str(visitor)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.str(visitor)
     }
@@ -700,7 +700,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         self.deserialize_bytes(visitor)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.peek() {
             Some(b'n') => {
@@ -731,7 +731,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         self.deserialize_unit(visitor)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -743,7 +743,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         visitor.visit_newtype_struct(self)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.peek() {
             Some(b'[') => self.seq(visitor),
@@ -764,7 +764,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         self.deserialize_seq(visitor)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.peek() {
             Some(b'{') => self.map(visitor),
@@ -772,7 +772,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _: &'static str,
@@ -781,7 +781,10 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
     ) -> Result<V::Value> {
         match self.peek() {
             Some(b'{') => self.map(visitor),
-            Some(b'[') => self.seq(visitor),
+            // A struct sent as an array of its fields' values (which serde
+            // reads, and no published schema of an object accepts) is left
+            // to serde_json: one reading of each struct type fewer to
+            // compile.
             _ => Err(self.fail()),
         }
     }
@@ -799,7 +802,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.str(visitor)
     }
@@ -819,7 +822,7 @@ struct Seq<'a, 'de> {
 impl<'de> SeqAccess<'de> for Seq<'_, 'de> {
     type Error = Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         let reader = &mut *self.reader;
         match reader.peek() {
@@ -847,7 +850,7 @@ struct Map<'a, 'de> {
 impl<'de> MapAccess<'de> for Map<'_, 'de> {
     type Error = Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         let reader = &mut *self.reader;
         match reader.peek() {
@@ -867,7 +870,7 @@ impl<'de> MapAccess<'de> for Map<'_, 'de> {
         .map(Some)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let reader = &mut *self.reader;
         if reader.peek() != Some(b':') {
@@ -894,7 +897,7 @@ macro_rules! refused_keys {
 impl<'de> Deserializer<'de> for Key<'_, 'de> {
     type Error = Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.reader.str(visitor)
     }

@@ -220,7 +220,7 @@ impl Check {
 impl Check {
     /// [`node_accepts`](Self::node_accepts), deciding the common leaves
     /// in place rather than in a call.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn child_accepts(&self, id: Id, value: &Value, depth: usize) -> bool {
         if let Node::Typed(typed) = &self.nodes[id as usize] {
             if let Some(quick) = quick(typed, value) {
@@ -232,7 +232,7 @@ impl Check {
 }
 
 /// The verdict of a common leaf's fast path, if it has one.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn quick(typed: &Typed, value: &Value) -> Option<bool> {
     Some(match (&typed.simple, value) {
         (Simple::No, _) => return None,

@@ -94,7 +94,7 @@ impl Num {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn is_integral(self) -> bool {
         match self {
             Num::U(_) | Num::I(_) => true,
@@ -103,7 +103,7 @@ impl Num {
     }
 
     /// The JSON types this number is (`5.0` is an integer too).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn types(self) -> u8 {
         if self.is_integral() {
             ty::NUMBER | ty::INTEGER
@@ -130,7 +130,7 @@ impl Num {
 
 /// True when the double `f` is a whole number (without a call to `trunc`:
 /// every double of magnitude 2^52 or more is whole).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn integral(f: f64) -> bool {
     f.is_finite() && (f.abs() >= 4_503_599_627_370_496.0 || (f as i64) as f64 == f)
 }
@@ -161,7 +161,7 @@ impl Default for Bounds {
 
 impl Bounds {
     /// True when `n` is certainly within the bounds.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn hold(&self, n: Num) -> bool {
         let x = match n {
             Num::U(u) if u <= EXACT as u64 => u as f64,
@@ -185,7 +185,7 @@ fn multiple_of(x: f64, m: f64) -> bool {
 /// Two words that together hold every byte of a key of at most sixteen
 /// bytes (its length told apart by the caller), and the first and last
 /// eight of a longer one.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn words(key: &[u8]) -> (u64, u64) {
     let n = key.len();
     let word = |at: usize| {
@@ -213,7 +213,7 @@ pub(crate) fn words(key: &[u8]) -> (u64, u64) {
 /// Whether `name` and `key`, of one length and with the same
 /// [`words`], are the same: up to 32 bytes by two more words each, without
 /// a call to compare strings.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn same_rest(name: &str, key: &str) -> bool {
     let (a, b) = (name.as_bytes(), key.as_bytes());
     let n = a.len();
@@ -256,7 +256,7 @@ impl Strings {
     }
 
     /// Whether `s` is one of the strings.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn contains(&self, s: &str) -> bool {
         let (len, words) = (s.len(), words(s.as_bytes()));
         for (n, w, text) in &*self.texts {
@@ -666,7 +666,7 @@ impl Assert {
                 .any(|r| r.types & kind != 0 && ok(r))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn number(&self, n: Num) -> bool {
         let kind = n.types();
         // `5.0` is an integer to a schema; an integral double at a
@@ -705,7 +705,7 @@ impl Assert {
         self.any(ty::NULL, |r| r.scalar(&Value::Null))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn items(&self, len: u64, done: bool) -> bool {
         match self.counts {
             Some((least, most)) => len <= most && (!done || len >= least),

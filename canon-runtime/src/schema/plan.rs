@@ -125,13 +125,13 @@ impl Tag {
 impl Node {
     /// The plan for the member `key` of an object at this position, where
     /// whether a closed object knows `key` is not asked.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn member<'p>(&'p self, key: &str) -> Member<'p> {
         self.member_of(self.names.find_property(key))
     }
 
     /// The plan for a member whose name [`Names::find`] gave as `name`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn member_of<'p>(&'p self, name: Option<&Name>) -> Member<'p> {
         if let Some(i) = name.and_then(Name::property) {
             let property = &self.properties[i];
@@ -153,7 +153,7 @@ impl Node {
     }
 
     /// The index in `properties` of the declared property `key`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn property_index(&self, key: &str) -> Option<usize> {
         self.names.find_property(key).and_then(Name::property)
     }
@@ -194,31 +194,31 @@ const NONE: u32 = u32::MAX;
 
 impl Name {
     /// Its index among the names a closed object declares.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn known(&self) -> Option<usize> {
         (self.known != NONE).then_some(self.known as usize)
     }
 
     /// Its index among the node's properties.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn property(&self) -> Option<usize> {
         (self.property != NONE).then_some(self.property as usize)
     }
 
     /// Whether this is the name `key`, whose [`words`] are `words`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn is(&self, key: &str, words: (u64, u64)) -> bool {
         self.words == words && self.name.len() == key.len() && same_rest(&self.name, key)
     }
 
     /// The plan of its property, when it is one of the node's properties.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn node(&self) -> Option<NodeId> {
         (self.id != NONE).then_some(self.id)
     }
 }
 
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn slot(words: (u64, u64), len: usize, shift: u32) -> usize {
     let mixed = words.0 ^ words.1.rotate_left(29) ^ (len as u64).rotate_left(53);
     (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
@@ -294,7 +294,7 @@ impl Names {
 
     /// The name `key`, if it is a property's (else perhaps `None` even
     /// when a closed object knows it).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn find_property(&self, key: &str) -> Option<&Name> {
         if self.lengths & 1 << (key.len() % 64) == 0 {
             return None;
@@ -303,7 +303,7 @@ impl Names {
     }
 
     /// The name `key`, if known here.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn find(&self, key: &str) -> Option<&Name> {
         if self.table.is_empty() {
             return None;
@@ -316,7 +316,7 @@ impl Names {
     /// the last key found lies in the declared order, plus one (0 before
     /// the first). A key given in that order is compared with that one
     /// name only.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn find_next(&self, key: &str, next: &mut usize) -> Option<&Name> {
         let words = words(key.as_bytes());
         if let Some(name) = self.names.get(*next) {
@@ -335,7 +335,7 @@ impl Names {
 
     /// The index of `key`, whose [`words`] are `words`, in a table that is
     /// not empty.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn probe(&self, key: &str, words: (u64, u64)) -> Option<usize> {
         let mask = self.table.len() - 1;
         let mut at = slot(words, key.len(), self.shift);
@@ -553,7 +553,7 @@ impl Plan {
     /// a value the type accepts can nest (the root counted). A call such a
     /// type deserializes needs no repair and breaks no rule of the plan, so
     /// it binds as plain serde reads it.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn typed_depth(&self) -> Option<u32> {
         self.typed_depth
     }
@@ -621,12 +621,12 @@ impl Plan {
     }
 
     /// The root node, if any position is tolerant.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn root(&self) -> Option<&Node> {
         self.root.map(|id| self.node(id))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id as usize]
     }

@@ -16,7 +16,7 @@ use crate::bind::diagnose;
 use crate::bind::policy::Policy;
 use crate::bind::telemetry;
 use crate::bind::text;
-use crate::bind::tolerant::{read_object, read_value, read_value_args, BindArgs, Ctx, Mode};
+use crate::bind::tolerant::{read_object, read_value, BindArgs, Ctx, Mode, Object};
 use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::feedback::BindError;
 use crate::limits::Limits;
@@ -423,140 +423,155 @@ impl ToolSpec {
         }
     }
 
-    #[inline(always)]
+    // Binding is split in two. The generic part, compiled once for each
+    // arguments type, is only what must name the type: the single pass
+    // over the call, and the pass over a `Value` that the cold paths ask
+    // for through a closure (`Erased`). Everything else (the retry, the
+    // diagnosis, the limits, sorting and wording violations) is compiled
+    // once, here.
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn bind_value_with<A: DeserializeOwned, B: Binder<A>>(
         &self,
         args: &Value,
         policy: Policy,
         binder: B,
     ) -> Result<Bound<A>, BindError> {
-        if B::ROUTED
-            && self
-                .plan
-                .typed_depth()
-                .is_some_and(|depth| depth as usize <= self.limits.max_depth)
-        {
-            // The type was derived with its schema (a routed binder is only
-            // reached from `#[tool]` code, whose spec is `ToolSpec::of` its
-            // arguments) and refuses whatever the plan would refuse in a
-            // call it accepts: read the call as plain serde would, first.
-            // A call it refuses goes to the adapter, so it binds (or is
-            // repaired, or refused) exactly as it would have. Plain serde
-            // also reads the arguments from an array of their values, which
-            // the published schema refuses: only an object is read plainly.
-            if let Value::Object(object) = args {
-                if let Some(bound) = binder.read_object(object) {
-                    return Ok(Bound::new(bound, Vec::new()));
-                }
-            }
-            return self.bind_unvouched(args, policy, binder);
+        // The type reads the call as plain serde would where that is known
+        // to bind exactly when the adapter would (see `Binder::read`).
+        if let Some(bound) = binder.read(self, args) {
+            return Ok(Bound::new(bound, Vec::new()));
         }
-        // The type reads the call as plain serde would while the look
-        // checks each position it reaches: when nothing is to be repaired
-        // and nothing the plan refuses, it binds exactly when the adapter
-        // would, which takes every other call.
-        match binder.read(&self.plan, self.limits.max_depth, args) {
-            Some(bound) => Ok(Bound::new(bound, Vec::new())),
-            None => self.bind_unvouched(args, policy, binder),
+        let ctx = self.value_ctx();
+        match binder.bind_value(&ctx, args) {
+            Ok(bound) => self.accept(bound, ctx),
+            Err(_) => self.bind_cold(binder, Cold::Value(args), policy),
         }
     }
 
-    /// A call from a `Value` that nothing read plainly: the adapter, then
-    /// the retry.
-    #[cold]
-    #[inline(never)]
-    fn bind_unvouched<A: DeserializeOwned, B: Binder<A>>(
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn bind_text_with<A: DeserializeOwned, B: Binder<A>>(
         &self,
-        args: &Value,
+        text: &str,
         policy: Policy,
         binder: B,
     ) -> Result<Bound<A>, BindError> {
-        let ctx = Ctx::new(&self.plan, Mode::Fast)
-            .with_max_depth(self.limits.max_depth)
-            .with_max_repairs(self.limits.max_repairs);
-        match binder.bind(&ctx, args) {
-            Ok(bound) => self.accept(bound, ctx),
-            Err(_) => self.retry_value::<A>(args, policy, binder),
-        }
-    }
-
-    #[inline(always)]
-    fn bind_text_with<A: DeserializeOwned>(
-        &self,
-        text: &str,
-        policy: Policy,
-        binder: impl Binder<A>,
-    ) -> Result<Bound<A>, BindError> {
         if text.len() > self.limits.max_text_bytes {
-            return Err(self.reject(vec![self.limits.too_large(text.len())]));
+            return Err(self.too_large(text.len()));
         }
-        if !text::usable() {
-            return self.bind_text_serde(text, policy, binder);
-        }
-        // canon's reader, which visits as serde_json's does and scans short
-        // strings in fewer steps; where it fails, serde_json reads the text.
-        let ctx = self.text_ctx();
-        let mut reader = text::Reader::new(text);
-        let bound = binder.bind(&ctx, &mut reader);
-        if reader.failed() {
-            return self.bind_text_serde(text, policy, binder);
-        }
-        match bound {
-            Ok(bound) if reader.end().is_ok() => self.accept(bound, ctx),
-            _ => self.retry_text(text, policy, binder, ctx.saw_repeated_key()),
-        }
+        let after = if text::usable() {
+            // canon's reader, which visits as serde_json's does and scans
+            // short strings in fewer steps.
+            let ctx = self.text_ctx();
+            let mut reader = text::Reader::new(text);
+            let bound = binder.bind(&ctx, &mut reader);
+            match bound {
+                _ if reader.failed() => After::Unread,
+                Ok(bound) if reader.end().is_ok() => return self.accept(bound, ctx),
+                _ if ctx.saw_repeated_key() => After::RepeatedKey,
+                _ => After::Refused,
+            }
+        } else {
+            After::Unread
+        };
+        self.bind_cold(binder, Cold::Text(text, after), policy)
     }
 
-    /// The state of a single pass over text.
-    #[inline(always)]
-    fn text_ctx(&self) -> Ctx<'_> {
+    /// The state of a single pass over a `Value`.
+    fn value_ctx(&self) -> Ctx<'_> {
         Ctx::new(&self.plan, Mode::Fast)
             .with_max_depth(self.limits.max_depth)
             .with_max_repairs(self.limits.max_repairs)
-            .checking_keys()
     }
 
-    /// The single pass over text read by serde_json's reader.
+    /// The state of a single pass over text.
+    fn text_ctx(&self) -> Ctx<'_> {
+        self.value_ctx().checking_keys()
+    }
+
+    /// The cold path of a call the single pass did not bind, with the type
+    /// erased: the passes over a `Value` it asks for bind `A` through
+    /// `binder`, and the last that bound is returned with the repairs the
+    /// cold path accepted. One copy for each arguments type, whatever the
+    /// call came as.
     #[cold]
     #[inline(never)]
-    fn bind_text_serde<A: DeserializeOwned>(
+    fn bind_cold<A: DeserializeOwned, B: Binder<A>>(
         &self,
-        text: &str,
+        binder: B,
+        cold: Cold<'_>,
         policy: Policy,
-        binder: impl Binder<A>,
     ) -> Result<Bound<A>, BindError> {
-        let ctx = self.text_ctx();
-        let mut de = serde_json::Deserializer::from_str(text);
-        match binder.bind(&ctx, &mut de) {
-            Ok(bound) if de.end().is_ok() => self.accept(bound, ctx),
-            _ => self.retry_text(text, policy, binder, ctx.saw_repeated_key()),
+        let mut out = None;
+        let mut pass = |ctx: &Ctx<'_>, value: &Value| match binder.bind_value(ctx, value) {
+            Ok(bound) => {
+                out = Some(bound);
+                true
+            }
+            Err(_) => false,
+        };
+        let mut erased = Erased {
+            pass: &mut pass,
+            probe: binder.probe(),
+        };
+        let repairs = self.retry(cold, policy, &mut erased)?;
+        match out {
+            Some(args) => Ok(Bound::new(args, repairs)),
+            None => Err(self.unbound()),
         }
     }
 
-    /// After the single pass over text failed: the text is read exactly,
-    /// keys given twice are refused by name, and the rest is as for a value.
-    #[cold]
-    #[inline(never)]
-    fn retry_text<A: DeserializeOwned>(
+    /// [`bind_cold`](Self::bind_cold)'s work, compiled once.
+    fn retry(
+        &self,
+        cold: Cold<'_>,
+        policy: Policy,
+        erased: &mut Erased<'_>,
+    ) -> Result<Vec<Repair>, BindError> {
+        match cold {
+            Cold::Value(args) => self.retry_value(args, policy, erased),
+            Cold::Text(text, after) => self.retry_text(text, policy, after, erased),
+        }
+    }
+
+    /// After the single pass over text did not bind: the text is read
+    /// exactly (text that is not JSON, or that gives a key twice, is
+    /// refused here), then bound as a `Value`.
+    fn retry_text(
         &self,
         text: &str,
         policy: Policy,
-        binder: impl Binder<A>,
-        repeated_key: bool,
-    ) -> Result<Bound<A>, BindError> {
+        after: After,
+        erased: &mut Erased<'_>,
+    ) -> Result<Vec<Repair>, BindError> {
         match crate::bind::json::read(text, &self.limits) {
-            // The pass stopped on two keys of one object whose hashes
-            // collide, and no key is given twice: bind the value, whose
-            // keys cannot repeat.
-            Ok((value, duplicates)) if duplicates.is_empty() && repeated_key => {
-                self.bind_value_with(&value, policy, binder)
+            Ok((value, duplicates)) if duplicates.is_empty() => match after {
+                // The reader left the text to serde_json, or the pass
+                // stopped on two keys of one object whose hashes collide
+                // and no key is given twice: the single pass, over the
+                // value.
+                After::Unread | After::RepeatedKey => self.bind_erased(&value, policy, erased),
+                After::Refused => self.retry_value(&value, policy, erased),
+            },
+            Ok((value, duplicates)) => {
+                Err(self.reject_duplicates(&value, duplicates, erased.probe))
             }
-            Ok((value, duplicates)) if duplicates.is_empty() => {
-                self.retry_value::<A>(&value, policy, binder)
-            }
-            Ok((value, duplicates)) => Err(self.reject_duplicates::<A>(&value, duplicates)),
             Err(violation) => Err(self.reject(vec![violation])),
         }
+    }
+
+    /// The single pass over a `Value`, then the retry.
+    fn bind_erased(
+        &self,
+        args: &Value,
+        policy: Policy,
+        erased: &mut Erased<'_>,
+    ) -> Result<Vec<Repair>, BindError> {
+        let ctx = self.value_ctx();
+        if (erased.pass)(&ctx, args) {
+            return self.accepted(ctx);
+        }
+        self.retry_value(args, policy, erased)
     }
 
     /// Arguments text as a `Value`, read exactly: text that is not JSON,
@@ -566,7 +581,11 @@ impl ToolSpec {
     pub(crate) fn parse_text(&self, text: &str) -> Result<Value, BindError> {
         match crate::bind::json::read(text, &self.limits) {
             Ok((value, duplicates)) if duplicates.is_empty() => Ok(value),
-            Ok((value, duplicates)) => Err(self.reject_duplicates::<Value>(&value, duplicates)),
+            Ok((value, duplicates)) => Err(self.reject_duplicates(
+                &value,
+                duplicates,
+                diagnose::Probe::Type(diagnose::probe_of::<Value>),
+            )),
             Err(violation) => Err(self.reject(vec![violation])),
         }
     }
@@ -575,20 +594,18 @@ impl ToolSpec {
     /// (and this spec's own) applied, validated by `jsonschema` (the
     /// authority on what the schema accepts; the pass only vouches for what
     /// is certainly valid) and bound, or every violation.
-    #[cold]
-    #[inline(never)]
-    fn retry_value<A: DeserializeOwned>(
+    fn retry_value(
         &self,
         args: &Value,
         policy: Policy,
-        binder: impl Binder<A>,
-    ) -> Result<Bound<A>, BindError> {
+        erased: &mut Erased<'_>,
+    ) -> Result<Vec<Repair>, BindError> {
         if self.limits.too_deep(args) {
             return Err(self.reject(vec![self.limits.too_deep_violation()]));
         }
         let policy = self.policy.union(policy);
         let Some(canonicalizer) = self.canonicalizer() else {
-            return Err(self.reject_value::<A>(args));
+            return Err(self.reject_value(args, erased.probe));
         };
         let mut value = args.clone();
         // Its repairs are traced once the Rust type has taken the call.
@@ -602,16 +619,16 @@ impl ToolSpec {
                 Some(repairs) => repairs,
                 // The failure path's own account of the call (which knows
                 // the Rust type) is the answer.
-                None => return Err(self.reject_value::<A>(args)),
+                None => return Err(self.reject_value(args, erased.probe)),
             }
         };
         // The schema accepts `value`: its assertions are not checked again.
         let ctx = Ctx::new(&self.plan, Mode::Fast)
             .with_max_depth(self.limits.max_depth)
             .trusting();
-        if let Ok(args) = binder.bind(&ctx, &value) {
+        if (erased.pass)(&ctx, &value) {
             self.trace_repairs(&repairs);
-            return Ok(Bound::new(args, repairs));
+            return Ok(repairs);
         }
         // JSON Schema counts `3.0` as an integer (Gemini sends every number
         // as a double): the call is bound with whole doubles read as the
@@ -620,22 +637,36 @@ impl ToolSpec {
         // what the type needs: a `-0.0` for an `f64` keeps its sign.
         let mut whole = value.clone();
         let (changed, zeros) = crate::bind::json::whole_numbers(&mut whole, false);
-        let mut bound = changed.then(|| binder.bind(&ctx, &whole).ok()).flatten();
-        if bound.is_none() && zeros {
+        let mut bound = changed && (erased.pass)(&ctx, &whole);
+        if !bound && zeros {
             crate::bind::json::whole_numbers(&mut whole, true);
-            bound = binder.bind(&ctx, &whole).ok();
+            bound = (erased.pass)(&ctx, &whole);
         }
-        if let Some(args) = bound {
+        if bound {
             self.trace_repairs(&repairs);
-            return Ok(Bound::new(args, repairs));
+            return Ok(repairs);
         }
-        let (violations, more) =
-            diagnose::rust_type::<A>(&self.schema, &value, self.limits.max_listed.max(1));
+        let (violations, more) = diagnose::rust_type(
+            erased.probe,
+            &self.schema,
+            &value,
+            self.limits.max_listed.max(1),
+        );
         Err(self.reject_counting(violations, more))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn accept<A>(&self, args: A, ctx: Ctx<'_>) -> Result<Bound<A>, BindError> {
+        match self.accepted(ctx) {
+            Ok(repairs) => Ok(Bound::new(args, repairs)),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The repairs of a pass that bound, or its refusal when they are more
+    /// than `max_repairs`.
+    #[inline]
+    fn accepted(&self, ctx: Ctx<'_>) -> Result<Vec<Repair>, BindError> {
         let (repairs, n) = ctx.into_repairs();
         if n != 0 {
             if n > self.limits.max_repairs {
@@ -643,7 +674,7 @@ impl ToolSpec {
             }
             self.trace_repairs(&repairs);
         }
-        Ok(Bound::new(args, repairs))
+        Ok(repairs)
     }
 
     /// The call `bind` binds ([`telemetry::quietly`]), or its refusal
@@ -684,8 +715,30 @@ impl ToolSpec {
 
     #[cold]
     #[inline(never)]
-    fn reject_value<A: DeserializeOwned>(&self, args: &Value) -> BindError {
-        let (violations, more) = diagnose::violations::<A>(
+    fn too_large(&self, len: usize) -> BindError {
+        self.reject(vec![self.limits.too_large(len)])
+    }
+
+    /// The refusal of a call that the checks accepted but no pass kept:
+    /// never made, since a pass that binds keeps what it bound; an answer
+    /// rather than a panic all the same.
+    #[cold]
+    #[inline(never)]
+    fn unbound(&self) -> BindError {
+        self.reject(vec![crate::Violation::new(
+            "",
+            crate::feedback::ViolationKind::Invalid,
+            "arguments this tool accepts",
+            None,
+            "the arguments could not be bound",
+        )])
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn reject_value(&self, args: &Value, probe: diagnose::Probe) -> BindError {
+        let (violations, more) = diagnose::violations(
+            probe,
             &self.plan,
             &self.schema,
             self.validator(),
@@ -698,17 +751,24 @@ impl ToolSpec {
     /// The rejection of text that gives members twice: those, and whatever
     /// else is wrong with the call.
     #[cold]
-    fn reject_duplicates<A: DeserializeOwned>(
+    fn reject_duplicates(
         &self,
         value: &Value,
         mut at: Vec<String>,
+        probe: diagnose::Probe,
     ) -> BindError {
         let cap = self.limits.max_listed.max(1);
         let unkept = at.len().saturating_sub(cap);
         at.truncate(cap);
         let mut violations = crate::feedback::violations::duplicates(at);
-        let (mut others, more) =
-            diagnose::violations::<A>(&self.plan, &self.schema, self.validator(), value, cap);
+        let (mut others, more) = diagnose::violations(
+            probe,
+            &self.plan,
+            &self.schema,
+            self.validator(),
+            value,
+            cap,
+        );
         // "Could not be bound" says nothing the duplicates do not.
         others.retain(|v| {
             !(v.pointer.is_empty() && v.kind == crate::feedback::ViolationKind::Invalid)
@@ -748,23 +808,54 @@ impl ToolSpec {
     }
 }
 
+/// A call the single pass did not bind.
+#[derive(Clone, Copy)]
+enum Cold<'a> {
+    /// Given as a `Value`: the pass refused it.
+    Value(&'a Value),
+    /// Given as text, and how the pass over it ended.
+    Text(&'a str, After),
+}
+
+/// How the single pass over text ended, when it did not bind.
+#[derive(Clone, Copy)]
+enum After {
+    /// canon's reader left the text to serde_json (or cannot be used in
+    /// this build): nothing is known of the call yet.
+    Unread,
+    /// The pass stopped on a key whose hash was seen before in its object.
+    RepeatedKey,
+    /// The pass refused the call.
+    Refused,
+}
+
+/// What the cold paths need of the target type, without naming it, so
+/// that they are compiled once rather than once for each arguments type.
+struct Erased<'a> {
+    /// One pass over a `Value` with the given state: true when it bound,
+    /// and the caller keeps what it bound.
+    pass: &'a mut dyn FnMut(&Ctx<'_>, &Value) -> bool,
+    /// serde's own error for a `Value` as the type, with its path.
+    probe: diagnose::Probe,
+}
+
 /// How a pass deserializes its target: through serde's `Deserialize`, or,
 /// for a `#[tool]` arguments struct, field by field through the plan's
 /// slots.
 trait Binder<A>: Copy {
-    /// The target is a `#[tool]` arguments struct, which refuses members it
-    /// does not declare itself.
-    const ROUTED: bool;
-
+    /// The pass over text.
     fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error>;
 
-    /// The target read from a `Value` while the plan checks it, when it
-    /// binds with no repair and nothing the plan refuses.
-    fn read(&self, plan: &Plan, max_depth: usize, value: &Value) -> Option<A>;
+    /// The pass over a `Value`: the one every cold path asks for.
+    fn bind_value(&self, ctx: &Ctx<'_>, value: &Value) -> Result<A, serde_json::Error>;
 
-    /// The target read from an object as plain serde reads it, when it
-    /// reads; asked only when [`ROUTED`](Self::ROUTED).
-    fn read_object(&self, object: &serde_json::Map<String, Value>) -> Option<A>;
+    /// The target read from a `Value` with no adapter, when that binds
+    /// exactly when the adapter would bind with no repair; `None` leaves
+    /// the call to the adapter.
+    fn read(&self, spec: &ToolSpec, value: &Value) -> Option<A>;
+
+    /// serde's own reading of the target, for the diagnosis.
+    fn probe(&self) -> diagnose::Probe;
 }
 
 /// Any `DeserializeOwned` type, through the plan from its root.
@@ -772,45 +863,81 @@ trait Binder<A>: Copy {
 struct Plain;
 
 impl<A: DeserializeOwned> Binder<A> for Plain {
-    const ROUTED: bool = false;
-
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error> {
         ctx.deserialize(de)
     }
 
-    #[inline(always)]
-    fn read(&self, plan: &Plan, max_depth: usize, value: &Value) -> Option<A> {
-        read_value(plan, max_depth, value, false)
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn bind_value(&self, ctx: &Ctx<'_>, value: &Value) -> Result<A, serde_json::Error> {
+        ctx.deserialize(value)
     }
 
-    fn read_object(&self, _: &serde_json::Map<String, Value>) -> Option<A> {
-        // Not a `#[tool]`'s arguments: never asked.
-        None
+    /// The type reads the call as plain serde would while the look checks
+    /// each position it reaches: when nothing is to be repaired and nothing
+    /// the plan refuses, it binds exactly when the adapter would.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn read(&self, spec: &ToolSpec, value: &Value) -> Option<A> {
+        read_value(&spec.plan, spec.limits.max_depth, value, false)
+    }
+
+    fn probe(&self) -> diagnose::Probe {
+        diagnose::Probe::Type(diagnose::probe_of::<A>)
     }
 }
 
 /// A `#[tool]` arguments struct, its fields routed by index (the spec's
-/// slots, asked for only when the adapter runs).
+/// slots, asked for only when the adapter runs). It is read from a
+/// `Value`'s object by one reader ([`Object`]), plain or through the plan,
+/// so that each arguments type is compiled for one reader of a `Value`.
 #[derive(Clone, Copy)]
 struct Routed<'s>(&'s ToolSpec);
 
 impl<A: BindArgs> Binder<A> for Routed<'_> {
-    const ROUTED: bool = true;
-
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error> {
         ctx.deserialize_args(de, self.0.slots::<A>())
     }
 
-    #[inline(always)]
-    fn read(&self, plan: &Plan, max_depth: usize, value: &Value) -> Option<A> {
-        read_value_args(plan, max_depth, value, self.0.slots::<A>())
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn bind_value(&self, ctx: &Ctx<'_>, value: &Value) -> Result<A, serde_json::Error> {
+        match value {
+            Value::Object(object) => ctx.deserialize_args(Object(object), self.0.slots::<A>()),
+            // The published schema says object: the cold path says why.
+            _ => Err(serde::de::Error::custom(
+                "canon: the arguments are not an object",
+            )),
+        }
     }
 
-    #[inline(always)]
-    fn read_object(&self, object: &serde_json::Map<String, Value>) -> Option<A> {
-        read_object(object).ok()
+    /// The type was derived with its schema (a routed binder is only
+    /// reached from `#[tool]` code, whose spec is `ToolSpec::of` its
+    /// arguments) and, when the plan's typed depth is within the bound,
+    /// refuses whatever the plan would refuse in a call it accepts: the
+    /// call is read as plain serde would, first. A call it refuses goes to
+    /// the adapter, so it binds (or is repaired, or refused) exactly as it
+    /// would have. Plain serde also reads the arguments from an array of
+    /// their values, which the published schema refuses: only an object is
+    /// read plainly.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn read(&self, spec: &ToolSpec, value: &Value) -> Option<A> {
+        let typed = spec
+            .plan
+            .typed_depth()
+            .is_some_and(|depth| depth as usize <= spec.limits.max_depth);
+        match value {
+            Value::Object(object) if typed => read_object(object).ok(),
+            _ => None,
+        }
+    }
+
+    /// A field at a time: each field's reading is compiled once for its
+    /// type, not once for each arguments struct.
+    fn probe(&self) -> diagnose::Probe {
+        diagnose::Probe::Fields {
+            names: A::FIELDS,
+            field: A::probe_field,
+        }
     }
 }
 

@@ -7,7 +7,11 @@
 //! accepts the call but the Rust type still does not, serde's error is
 //! reported at its path.
 
+mod probe;
 pub(crate) mod prune;
+
+pub use probe::{probe_field, ProbeError};
+pub(crate) use probe::{probe_of, Probe};
 
 use crate::schema::MAX_DEPTH;
 use std::collections::{HashMap, HashSet};
@@ -15,7 +19,6 @@ use std::rc::Rc;
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::ValidationError;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::bind::rule::{Refusal, Verdict};
@@ -29,7 +32,8 @@ use crate::schema::refs::{non_null, properties, resolve, schema_at};
 /// The violations of `value` against the published `schema` (its `plan`,
 /// and its `validator` when it compiles), sorted by pointer: at most `cap`
 /// of them, and how many more were found.
-pub(crate) fn violations<T: DeserializeOwned>(
+pub(crate) fn violations(
+    probe: Probe,
     plan: &Plan,
     schema: &Value,
     validator: Option<&jsonschema::Validator>,
@@ -58,7 +62,7 @@ pub(crate) fn violations<T: DeserializeOwned>(
         }
     }
     if out.is_empty() {
-        out.push(rust_type_violation::<T>(schema, value, &repaired));
+        out.push(rust_type_violation(probe, schema, value, &repaired));
     }
     (out, more)
 }
@@ -156,7 +160,7 @@ thread_local! {
 }
 
 /// One more entry of [`Refused`] looked at.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn probe() {
     #[cfg(test)]
     REFUSED_PROBES.with(|p| p.set(p.get() + 1));
@@ -396,14 +400,10 @@ fn sort_and_dedup(out: &mut Vec<Violation>) {
 }
 
 /// What the Rust type `T` refuses in `repaired`, which the schema accepts.
-fn rust_type_violation<T: DeserializeOwned>(
-    schema: &Value,
-    value: &Value,
-    repaired: &Value,
-) -> Violation {
-    match serde_path_to_error::deserialize::<_, T>(repaired) {
+fn rust_type_violation(probe: Probe, schema: &Value, value: &Value, repaired: &Value) -> Violation {
+    match probe.run(repaired) {
         Err(e) => {
-            let (at, key) = match unread_key::<T>(repaired, e.path()) {
+            let (at, key) = match unread_key(probe, repaired, e.path()) {
                 Some((at, key)) => (at, Some(key)),
                 None => (serde_pointer(e.path()), None),
             };
@@ -437,14 +437,15 @@ fn rust_type_violation<T: DeserializeOwned>(
 /// The violations for a call the schema accepts (once repaired) but the
 /// Rust type `T` does not: the numbers outside the range of their `format`,
 /// or else serde's error at its path. At most `cap`, and how many more.
-pub(crate) fn rust_type<T: DeserializeOwned>(
+pub(crate) fn rust_type(
+    probe: Probe,
     schema: &Value,
     repaired: &Value,
     cap: usize,
 ) -> (Vec<Violation>, usize) {
     let (mut out, more) = ranges(schema, repaired, cap);
     if out.is_empty() {
-        out.push(rust_type_violation::<T>(schema, repaired, repaired));
+        out.push(rust_type_violation(probe, schema, repaired, repaired));
     }
     (out, more)
 }
@@ -1261,7 +1262,8 @@ fn one_of(values: &[Value]) -> String {
 /// serde reads a map's members in order and stops at the first that fails,
 /// so the key is the first one whose prefix of the map fails the same way:
 /// found by bisecting the map, in a logarithmic number of attempts.
-fn unread_key<T: DeserializeOwned>(
+fn unread_key(
+    probe: Probe,
     repaired: &Value,
     path: &serde_path_to_error::Path,
 ) -> Option<(String, String)> {
@@ -1283,9 +1285,10 @@ fn unread_key<T: DeserializeOwned>(
     let members = repaired.pointer(&at)?.as_object()?;
     let wanted = path.to_string();
     // True when the map cut to its first `n` members fails where `T` did.
+    let probe_type = probe;
     let fails_within = |n: usize| {
-        let mut probe = repaired.clone();
-        let Some(map) = probe.pointer_mut(&at) else {
+        let mut cut = repaired.clone();
+        let Some(map) = cut.pointer_mut(&at) else {
             return false;
         };
         *map = Value::Object(
@@ -1295,8 +1298,7 @@ fn unread_key<T: DeserializeOwned>(
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         );
-        matches!(serde_path_to_error::deserialize::<_, T>(&probe),
-            Err(e) if e.path().to_string() == wanted)
+        matches!(probe_type.run(&cut), Err(e) if e.path().to_string() == wanted)
     };
     // The smallest `n` whose first `n` members fail; the whole map does.
     let (mut lo, mut hi) = (1, members.len());
@@ -1371,7 +1373,14 @@ mod tests {
         let probes = |n: usize| {
             REFUSED_PROBES.with(|p| p.set(0));
             let call = json!({ "lists": vec![""; n] });
-            let (found, more) = violations::<Value>(&plan, &schema, Some(&validator), &call, 20);
+            let (found, more) = violations(
+                Probe::Type(probe_of::<Value>),
+                &plan,
+                &schema,
+                Some(&validator),
+                &call,
+                20,
+            );
             assert_eq!((found.len(), found.len() + more), (20, n));
             REFUSED_PROBES.with(|p| p.get())
         };

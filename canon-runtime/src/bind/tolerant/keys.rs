@@ -21,7 +21,7 @@ pub(super) struct KeySeed<'s, 'a, 'de, K> {
 impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, '_, 'de, K> {
     type Value = K::Value;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<K::Value, D::Error> {
         self.seed.deserialize(KeyDe {
             de,
@@ -39,7 +39,7 @@ pub(super) struct KeyDe<'s, 'a, 'de, D> {
 
 macro_rules! forward_key_deserialize {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
             let visitor = KeyVis { inner: visitor, node: self.node, slot: self.slot };
             self.de.$method($($arg,)* visitor)
@@ -71,7 +71,7 @@ pub(super) struct KeyVis<'s, 'a, 'de, V> {
 /// and `"01"` read as the same `u32` count as the same key.
 macro_rules! hashed_key_visits {
     ($($method:ident($ty:ty);)*) => {$(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<E: de::Error>(self, v: $ty) -> Result<Self::Value, E> {
             self.slot.check(|| hash_key(&(stringify!($method), v)))?;
             self.inner.$method(v)
@@ -98,7 +98,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, 'de, V> {
         visit_none(); visit_unit();
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
         self.slot.check_str(s)?;
         if self.slot.note(self.node, s)? {
@@ -107,7 +107,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, 'de, V> {
         self.inner.visit_str(s)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
         self.slot.check_str(s)?;
         if self.slot.note(self.node, s)? {
@@ -117,7 +117,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, 'de, V> {
         self.inner.visit_borrowed_str(s)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
         self.slot.check_str(&s)?;
         if self.slot.note(self.node, &s)? {
@@ -126,7 +126,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, 'de, V> {
         self.inner.visit_string(s)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
         self.inner.visit_some(de)
     }
@@ -141,12 +141,12 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVis<'_, '_, 'de, V> {
         })
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         self.inner.visit_seq(seq)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         self.inner.visit_map(map)
     }
@@ -201,7 +201,7 @@ pub(super) struct Hashing<'h, S> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Hashing<'_, S> {
     type Value = S::Value;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
         self.seed.deserialize(HashDe {
             de,
@@ -217,7 +217,7 @@ pub(super) struct HashDe<'h, D> {
 
 macro_rules! forward_hash_deserialize {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
             self.de.$method($($arg,)* HashVis { inner: visitor, hash: self.hash })
         }
@@ -244,7 +244,7 @@ pub(super) struct HashVis<'h, V> {
 
 macro_rules! hashed_scalar_visits {
     ($($method:ident($ty:ty) => |$v:ident| $scalar:expr;)*) => {$(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<E: de::Error>(self, $v: $ty) -> Result<Self::Value, E> {
             self.hash.set(Some(hash_scalar($scalar)));
             self.inner.$method($v)
@@ -280,19 +280,19 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for HashVis<'_, V> {
         visit_borrowed_bytes(v: &'de [u8]); visit_byte_buf(v: Vec<u8>);
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
         self.hash.set(Some(hash_scalar(Scalar::Str(&v))));
         self.inner.visit_string(v)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
         self.hash.set(Some(hash_scalar(Scalar::Null)));
         self.inner.visit_none()
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
         self.hash.set(Some(hash_scalar(Scalar::Null)));
         self.inner.visit_unit()
@@ -329,7 +329,7 @@ pub(super) fn repeated_key<E: de::Error>() -> E {
 /// The hash a key is remembered by in its object. Equal keys hash alike;
 /// two keys that merely collide send the call to the exact path, which
 /// keeps the keys themselves.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(super) fn hash_key<K: std::hash::Hash + ?Sized>(key: &K) -> u64 {
     #[cfg(test)]
     if super::tests::COLLIDE.with(Cell::get) {
@@ -364,7 +364,7 @@ pub(super) struct Seen {
 impl Seen {
     /// Records a key's hash: false when this object gave it before (as far
     /// as can be told before the object ends).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn add(&mut self, hash: u64) -> bool {
         if self.len < INLINE_KEYS {
             if self.inline[..self.len].contains(&hash) {
@@ -396,7 +396,7 @@ impl Seen {
     }
 
     /// At the end of the object: false when some key was given twice.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn finish(&mut self) -> bool {
         match self.spilled.take() {
             None => true,
@@ -424,7 +424,7 @@ impl Seen {
 }
 
 impl Drop for Seen {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn drop(&mut self) {
         // An object left early (the pass failed inside it) gives its
         // hashes back.

@@ -15,14 +15,14 @@
 //! where it lends them.
 
 use fields::Routes;
-pub use fields::{BindArgs, FieldSource, Fields, PlainFields};
+pub use fields::{BindArgs, Fields};
 use keys::*;
-pub(crate) use plain::read_object;
+pub(crate) use plain::{read_object, Object};
 use std::cell::{Cell, RefCell};
 use std::fmt;
+pub(crate) use value::read as read_value;
 #[cfg(test)]
 pub(crate) use value::vouches;
-pub(crate) use value::{read as read_value, read_args as read_value_args};
 
 use serde::de::value::{
     BorrowedStrDeserializer, MapAccessDeserializer, StrDeserializer, StringDeserializer,
@@ -102,7 +102,7 @@ impl<'p> Ctx<'p> {
     }
 
     /// The assertions at `node`, when they are checked.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn assert<'n>(&self, node: &'n Node) -> Option<&'n Assert> {
         match &node.assert {
             Some(assert) if self.checks => Some(assert),
@@ -130,7 +130,7 @@ impl<'p> Ctx<'p> {
     }
 
     /// Enters an array or object, failing past the depth bound.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn enter<E: de::Error>(&self) -> Result<(), E> {
         self.room()?;
         self.depth.set(self.depth.get() + 1);
@@ -138,7 +138,7 @@ impl<'p> Ctx<'p> {
     }
 
     /// Fails when one more array or object would pass the depth bound.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn room<E: de::Error>(&self) -> Result<(), E> {
         if self.depth.get() >= self.max_depth {
             return Err(E::custom("canon: nested deeper than the bound"));
@@ -146,13 +146,13 @@ impl<'p> Ctx<'p> {
         Ok(())
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn leave(&self) {
         self.depth.set(self.depth.get() - 1);
     }
 
     /// Deserializes `T` from `de`, applying the plan.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn deserialize<'de, T, D>(&self, de: D) -> Result<T, D::Error>
     where
         T: Deserialize<'de>,
@@ -171,7 +171,7 @@ impl<'p> Ctx<'p> {
 
     /// Deserializes arguments whose top-level fields are routed by index
     /// (see [`Fields`]), applying the plan below them.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn deserialize_args<'de, A, D>(
         &self,
         de: D,
@@ -189,13 +189,11 @@ impl<'p> Ctx<'p> {
                 self.depth.set(1);
                 A::bind_fields(
                     de,
-                    Fields {
-                        routes: Routes {
-                            ctx: self,
-                            root,
-                            slots,
-                        },
-                    },
+                    Fields::routed(Routes {
+                        ctx: self,
+                        root,
+                        slots,
+                    }),
                 )
             }
         }
@@ -209,7 +207,7 @@ impl<'p> Ctx<'p> {
     /// The repairs made, and how many there were (past
     /// [`with_max_repairs`](Self::with_max_repairs) they are counted, not
     /// kept).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn into_repairs(self) -> (Vec<Repair>, usize) {
         let more = self.more_repairs.get();
         let repairs = self.repairs.into_inner();
@@ -268,7 +266,7 @@ struct De<'a, D> {
 }
 
 impl<'a, D> De<'a, D> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visitor<V>(&self, inner: V, wrap: bool) -> Vis<'a, V> {
         Vis {
             inner,
@@ -282,7 +280,7 @@ impl<'a, D> De<'a, D> {
 
 macro_rules! forward_deserialize {
     ($make:ident; $($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
             let visitor = self.$make(visitor);
             self.de.$method($($arg,)* visitor)
@@ -315,7 +313,7 @@ macro_rules! with_deserialize_methods {
 }
 
 impl<'a, D> De<'a, D> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn plain<V>(&self, inner: V) -> Vis<'a, V> {
         self.visitor(inner, false)
     }
@@ -324,13 +322,13 @@ impl<'a, D> De<'a, D> {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for De<'_, D> {
     type Error = D::Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         let visitor = self.visitor(visitor, self.node.wrap_string);
         self.de.deserialize_any(visitor)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         if self.node.wrap_string {
             // Ask for whatever is there, so that a string reaches the visitor.
@@ -342,7 +340,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for De<'_, D> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         let visitor = self.visitor(visitor, false);
         if self.node.keys || self.node.items.is_some() || self.node.assert.is_some() {
@@ -355,7 +353,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for De<'_, D> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -394,22 +392,22 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for AsEnum<V> {
         self.0.expecting(f)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
         self.0.visit_enum(StrDeserializer::<E>::new(s))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
         self.0.visit_enum(BorrowedStrDeserializer::<E>::new(s))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
         self.0.visit_enum(StringDeserializer::<E>::new(s))
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         self.0.visit_enum(MapAccessDeserializer::new(map))
     }
@@ -427,7 +425,7 @@ struct Vis<'a, V> {
 
 macro_rules! forward_visit {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<E: de::Error>(self, $($arg: $ty),*) -> Result<Self::Value, E> {
             self.inner.$method($($arg),*)
         }
@@ -436,7 +434,7 @@ macro_rules! forward_visit {
 
 impl<V> Vis<'_, V> {
     /// Fails unless the assertions here (if checked) vouch for the value.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check<E: de::Error>(&self, ok: impl FnOnce(&Assert) -> bool) -> Result<(), E> {
         match self.ctx.assert(self.node) {
             Some(assert) if !ok(assert) => Err(refused()),
@@ -446,7 +444,7 @@ impl<V> Vis<'_, V> {
 
     /// A string here, or (`wrapped`) the one item a string at a tolerant
     /// position becomes.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_str<E: de::Error>(&self, s: &str, wrapped: bool) -> Result<(), E> {
         if !wrapped {
             return self.check(|a| a.string(s));
@@ -465,7 +463,7 @@ impl<V> Vis<'_, V> {
 /// Visits of integers, checked against the assertions here.
 macro_rules! checked_integer_visits {
     ($($method:ident($ty:ty) => $num:ident as $as:ty;)*) => {$(
-        #[inline(always)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<E: de::Error>(self, v: $ty) -> Result<Self::Value, E> {
             self.check(|a| a.number(Num::$num(v as $as)))?;
             self.inner.$method(v)
@@ -490,7 +488,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         visit_u32(u32) => U as u64; visit_u64(u64) => U as u64;
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<V::Value, E> {
         match (i64::try_from(v), u64::try_from(v)) {
             (Ok(v), _) => self.check(|a| a.number(Num::I(v)))?,
@@ -500,7 +498,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         self.inner.visit_i128(v)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<V::Value, E> {
         match u64::try_from(v) {
             Ok(v) => self.check(|a| a.number(Num::U(v)))?,
@@ -509,13 +507,13 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         self.inner.visit_u128(v)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_f32<E: de::Error>(self, v: f32) -> Result<V::Value, E> {
         self.check(|a| a.number(Num::F(f64::from(v))))?;
         self.inner.visit_f32(v)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
         if self.node.float32 && v.abs() > f64::from(f32::MAX) {
             return Err(refused());
@@ -524,31 +522,31 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         self.inner.visit_f64(v)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {
         self.check(|a| a.boolean(v))?;
         self.inner.visit_bool(v)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_char<E: de::Error>(self, v: char) -> Result<V::Value, E> {
         self.check(|a| a.string(v.encode_utf8(&mut [0; 4])))?;
         self.inner.visit_char(v)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
         self.check(Assert::null)?;
         self.inner.visit_none()
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
         self.check(Assert::null)?;
         self.inner.visit_unit()
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
         let wrap = self.wrap && self.ctx.accept(s, self.path)?;
         self.check_str(s, wrap)?;
@@ -560,7 +558,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
         let wrap = self.wrap && self.ctx.accept(s, self.path)?;
         self.check_str(s, wrap)?;
@@ -572,7 +570,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
         let wrap = self.wrap && self.ctx.accept(&s, self.path)?;
         self.check_str(&s, wrap)?;
@@ -584,7 +582,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
         self.inner.visit_some(De {
             de,
@@ -603,7 +601,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         })
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         if self.ctx.checks && self.node.refuses & ty::ARRAY != 0 {
             return Err(refused());
@@ -633,7 +631,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         if self.ctx.checks && self.node.refuses & ty::OBJECT != 0 {
             return Err(refused());
@@ -722,7 +720,7 @@ struct One<D>(Option<D>);
 impl<'de, D: Deserializer<'de>> SeqAccess<'de> for One<D> {
     type Error = D::Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
@@ -749,7 +747,7 @@ struct Seed<'a, S> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, S> {
     type Value = S::Value;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
         self.seed.deserialize(De {
             de,
@@ -775,7 +773,7 @@ struct Items<'a, A> {
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Items<'_, A> {
     type Error = A::Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
@@ -818,7 +816,7 @@ struct Seq<'a, A> {
 
 impl<A> Seq<'_, A> {
     /// After the last item: the count holds.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn finish<E: de::Error>(&mut self) -> Result<(), E> {
         if !self.assert.items(self.index as u64, true) {
             return Err(refused());
@@ -833,7 +831,7 @@ impl<A> Seq<'_, A> {
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
     type Error = A::Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
@@ -923,7 +921,7 @@ enum Key<'de> {
 }
 
 impl Key<'_> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn as_str(&self) -> &str {
         match self {
             Key::Borrowed(key) => key,
@@ -933,7 +931,7 @@ impl Key<'_> {
 }
 
 impl<'a, 'de> Slot<'a, 'de> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn new(check_keys: bool, closed: bool, exact: bool) -> Self {
         Slot {
             member: Member::Skip,
@@ -952,7 +950,7 @@ impl<'a, 'de> Slot<'a, 'de> {
 
     /// Records the hash of a string key, unless the object tells its
     /// names given twice exactly ([`Slot::note`]).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_str<E: de::Error>(&mut self, key: &str) -> Result<(), E> {
         if self.exact {
             return Ok(());
@@ -962,7 +960,7 @@ impl<'a, 'de> Slot<'a, 'de> {
 
     /// Notes the member `key` leads to; true when the key is to be kept
     /// (only where a repair below may need its pointer).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn note<E: de::Error>(&mut self, node: &'a Node, key: &str) -> Result<bool, E> {
         if !self.exact && !self.closed {
             self.member = node.member(key);
@@ -1002,7 +1000,7 @@ impl<'a, 'de> Slot<'a, 'de> {
     }
 
     /// Keeps a key the input does not lend, in the reused buffer.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn keep(&mut self, key: &str) {
         match &mut self.key {
             Key::Owned(buffer) => {
@@ -1014,7 +1012,7 @@ impl<'a, 'de> Slot<'a, 'de> {
     }
 
     /// Records a key's hash; an error when the object gave it before.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check<E: de::Error>(&mut self, hash: impl FnOnce() -> u64) -> Result<(), E> {
         if self.check_keys && !self.seen.get_or_insert_with(Seen::default).add(hash()) {
             self.repeated = true;
@@ -1024,7 +1022,7 @@ impl<'a, 'de> Slot<'a, 'de> {
     }
 
     /// The path of the value after the key, under `parent`, and its plan.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn target<'s>(&'s self, parent: &'s Path<'s>) -> Option<(Path<'s>, NodeId)> {
         target(self.member, self.key.as_str(), parent)
     }
@@ -1032,7 +1030,7 @@ impl<'a, 'de> Slot<'a, 'de> {
 
 /// The path of the value after a key (`member` of its object, `key` kept
 /// when it is not a declared property), under `parent`, and its plan.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn target<'s>(
     member: Member<'s>,
     key: &'s str,
@@ -1061,7 +1059,7 @@ struct Map<'a, 'de, A> {
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, 'de, A> {
     type Error = A::Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -1088,17 +1086,17 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, 'de, A> {
         Ok(key)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_key<K: Deserialize<'de>>(&mut self) -> Result<Option<K>, A::Error> {
         self.next_key_seed(std::marker::PhantomData)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_value<V: Deserialize<'de>>(&mut self) -> Result<V, A::Error> {
         self.next_value_seed(std::marker::PhantomData)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
         if self.slot.tag {
             return self.next_tag_seed(seed);
@@ -1153,7 +1151,7 @@ impl<'de, A: MapAccess<'de>> Map<'_, 'de, A> {
 
     /// The next key, read through the plan: its member noted, its hash
     /// checked.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn keyed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
         self.slot.member = Member::Skip;
         let key = self.map.next_key_seed(KeySeed {

@@ -1,5 +1,7 @@
-//! The arguments object of a `#[tool]` read as plain serde reads a `Value`,
-//! less one copy.
+//! The arguments object of a `#[tool]` read from a `Value` as plain serde
+//! reads it, less one copy: by [`read_object`], and by the single pass
+//! through the plan (the same reader, so that each arguments type is
+//! compiled for one reader of a `Value`).
 //!
 //! serde_json's reader of a `&Map` keeps the visitor's value aside while it
 //! checks that no member was left unread, and the compiler copies the whole
@@ -12,25 +14,25 @@ use serde::de::{DeserializeSeed, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::BindArgs;
-use super::PlainFields;
+use super::Fields;
 
 /// Reads `A` from `object` as `A::deserialize` reads the `Value` holding
 /// it: the same keys and values to the same visitor, whose result is
 /// returned as it came.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn read_object<A: BindArgs>(
     object: &Map<String, Value>,
 ) -> Result<A, serde_json::Error> {
-    A::bind_fields(Object(object), PlainFields)
+    A::bind_fields(Object(object), Fields::PLAIN)
 }
 
 /// An object of a `Value`, read as a map whatever the type asks for.
-struct Object<'de>(&'de Map<String, Value>);
+pub(crate) struct Object<'de>(pub(crate) &'de Map<String, Value>);
 
 impl<'de> serde::Deserializer<'de> for Object<'de> {
     type Error = serde_json::Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         visitor.visit_map(Members::new(self.0))
     }
@@ -43,9 +45,8 @@ impl<'de> serde::Deserializer<'de> for Object<'de> {
 }
 
 /// The members of an object, each key as a borrowed string and each value
-/// as serde_json reads a `&Value`. The reader of routed arguments
-/// (`value::Routed`) reads its keys with it too, and its values its own way
-/// ([`Members::take_value`]).
+/// as serde_json reads a `&Value`, or through the plan where the
+/// arguments' [`Fields`] route it.
 pub(super) struct Members<'de> {
     members: serde_json::map::Iter<'de>,
     /// The value of the key last read.
@@ -53,7 +54,7 @@ pub(super) struct Members<'de> {
 }
 
 impl<'de> Members<'de> {
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn new(object: &'de Map<String, Value>) -> Self {
         Members {
             members: object.iter(),
@@ -63,15 +64,9 @@ impl<'de> Members<'de> {
 
     /// The value of the key last read; an error when it was taken, or no
     /// key was read.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(super) fn take_value(&mut self) -> Result<&'de Value, serde_json::Error> {
         self.value.take().ok_or_else(missing_value)
-    }
-
-    /// How many members are left unread.
-    #[inline(always)]
-    pub(super) fn left(&self) -> usize {
-        self.members.len()
     }
 }
 
@@ -84,7 +79,7 @@ fn missing_value() -> serde_json::Error {
 impl<'de> MapAccess<'de> for Members<'de> {
     type Error = serde_json::Error;
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -97,7 +92,7 @@ impl<'de> MapAccess<'de> for Members<'de> {
             .map(Some)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn next_value_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,

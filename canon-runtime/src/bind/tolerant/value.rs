@@ -12,12 +12,10 @@
 //! wanted, above all) goes to the adapter, so a call binds exactly as it
 //! would through the adapter alone.
 
-use std::cell::Cell;
-
 use serde_json::{Map, Number, Value};
 
 use super::keys::Seen;
-use super::{plain, BindArgs, FieldSource};
+
 use crate::schema::constraint::{hash_scalar, Assert, Num, Scalar};
 use crate::schema::plan::{Member, Name, Node, Plan};
 use crate::schema::types as ty;
@@ -33,28 +31,17 @@ pub(crate) fn vouches(plan: &Plan, max_depth: usize, value: &Value, routed: bool
 struct Look<'p> {
     plan: &'p Plan,
     max_depth: usize,
-    /// [`read_args`]: the arguments object's members are routed by the
-    /// generated code's field index ([`ValueFields`]), not looked up.
-    fields: bool,
-    /// The plan of the member [`ValueFields`] asked for last (`None`:
-    /// nothing to check below it).
-    route: Cell<Option<&'p Node>>,
 }
 
 impl<'p> Look<'p> {
     fn new(plan: &'p Plan, max_depth: usize) -> Self {
-        Look {
-            plan,
-            max_depth,
-            fields: false,
-            route: Cell::new(None),
-        }
+        Look { plan, max_depth }
     }
 }
 
 impl Look<'_> {
     /// The assertions at `node` (all are checked).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn assert<'n>(&self, node: &'n Node) -> Option<&'n Assert> {
         node.assert.as_deref()
     }
@@ -68,7 +55,7 @@ impl Look<'_> {
     /// `Deserialize` refuses a member it does not declare (and which the
     /// adapter leaves it to refuse): the root's names are not asked for,
     /// only where each member leads.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn vouches(&self, value: &Value, routed: bool) -> bool {
         match (self.plan.root(), value) {
             (None, _) => true,
@@ -92,7 +79,7 @@ impl Look<'_> {
     }
 
     /// `value` at `node`, with `depth` arrays and objects open around it.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn look(&self, node: &Node, value: &Value, depth: usize) -> bool {
         match value {
             Value::Array(items) => self.array(node, items, depth),
@@ -210,7 +197,7 @@ impl Look<'_> {
 }
 
 /// A number as the adapter sees it from a `Value`: by its representation.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn num(n: &Number) -> Num {
     match (n.as_u64(), n.as_i64()) {
         (Some(u), _) => Num::U(u),
@@ -241,7 +228,7 @@ fn scalar(value: &Value) -> Option<Scalar<'_>> {
 /// the type reads them; at any other position (a scalar, an enum, a map,
 /// a value the type skips) the look runs over what is there before the
 /// type reads it.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn read<T: serde::de::DeserializeOwned>(
     plan: &Plan,
     max_depth: usize,
@@ -260,67 +247,6 @@ pub(crate) fn read<T: serde::de::DeserializeOwned>(
         routed,
     })
     .ok()
-}
-
-/// [`read`] for the arguments struct of a `#[tool]`, whose members are
-/// routed to their plans by the field index its own code matched
-/// (`slots`, as [`Fields`](super::Fields) routes them), not looked up again.
-#[inline(always)]
-pub(crate) fn read_args<A: BindArgs>(
-    plan: &Plan,
-    max_depth: usize,
-    value: &Value,
-    slots: &[Option<u32>],
-) -> Option<A> {
-    let (Some(root), true) = (plan.root(), slots.len() == A::FIELDS.len()) else {
-        return read::<A>(plan, max_depth, value, true);
-    };
-    let look = Look {
-        fields: true,
-        ..Look::new(plan, max_depth)
-    };
-    let de = Checked {
-        look: &look,
-        node: root,
-        value,
-        depth: 0,
-        routed: true,
-    };
-    A::bind_fields(
-        de,
-        ValueFields {
-            look: &look,
-            root,
-            slots,
-        },
-    )
-    .ok()
-}
-
-/// Where [`read_args`] takes each field's plan: from `slots`, by index.
-struct ValueFields<'l, 'p> {
-    look: &'l Look<'p>,
-    root: &'p Node,
-    slots: &'l [Option<u32>],
-}
-
-impl FieldSource for ValueFields<'_, '_> {
-    const POSITIONAL: bool = false;
-
-    #[inline(always)]
-    fn value<'de, T, A>(&self, map: &mut A, index: usize, _: &'static str) -> Result<T, A::Error>
-    where
-        T: serde::Deserialize<'de>,
-        A: serde::de::MapAccess<'de>,
-    {
-        let look = self.look;
-        let node = self.slots.get(index).copied().flatten().map(|slot| {
-            let property = &self.root.properties[slot as usize];
-            look.plan.node(property.id)
-        });
-        look.route.set(node);
-        map.next_value()
-    }
 }
 
 /// Why [`read`] stopped: the look did not vouch, or the type refused.
@@ -349,7 +275,7 @@ struct Checked<'v, 'l, 'p> {
 
 impl<'v> Checked<'v, '_, '_> {
     /// The look over the whole of `value`, as [`Look::vouches`] makes it.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn looked(&self) -> Result<(), Declined> {
         let ok = if self.routed {
             self.look.vouches(self.value, true)
@@ -482,18 +408,6 @@ impl<'v> serde::Deserializer<'v> for Checked<'v, '_, '_> {
         if assert.is_some_and(|a| !a.members(members.len() as u64, true)) {
             return Err(declined());
         }
-        if self.routed && look.fields {
-            // The generated code routes each value ([`ValueFields`]).
-            let mut map = Routed {
-                look,
-                members: plain::Members::new(members),
-            };
-            let read = visitor.visit_map(&mut map);
-            if read.is_ok() && map.members.left() != 0 {
-                return Err(declined());
-            }
-            return read;
-        }
         let mut map = Members {
             look,
             node,
@@ -620,48 +534,5 @@ impl<'v> serde::de::MapAccess<'v> for Members<'v, '_, '_> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.members.len())
-    }
-}
-
-/// The members of the arguments object of a `#[tool]` read by
-/// [`read_args`]: each value checked at the plan [`ValueFields`] routed
-/// its field to.
-struct Routed<'v, 'l, 'p> {
-    look: &'l Look<'p>,
-    /// Its keys, read as a plain object's.
-    members: plain::Members<'v>,
-}
-
-impl<'v> serde::de::MapAccess<'v> for Routed<'v, '_, '_> {
-    type Error = Declined;
-
-    #[inline]
-    fn next_key_seed<K: serde::de::DeserializeSeed<'v>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, Declined> {
-        self.members.next_key_seed(seed)
-    }
-
-    #[inline]
-    fn next_value_seed<T: serde::de::DeserializeSeed<'v>>(
-        &mut self,
-        seed: T,
-    ) -> Result<T::Value, Declined> {
-        let value = self.members.take_value()?;
-        match self.look.route.take() {
-            Some(node) => seed.deserialize(Checked {
-                look: self.look,
-                node,
-                value,
-                depth: 1,
-                routed: false,
-            }),
-            None => seed.deserialize(value),
-        }
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        self.members.size_hint()
     }
 }

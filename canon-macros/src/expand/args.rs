@@ -1,55 +1,26 @@
-//! The arguments struct (`SearchCodeArgs`): its definition, whose derive
-//! gives the input schema, each field's schema and the one check that its
-//! type can be a parameter, the `#[arg(default = ...)]` functions, and its
-//! `Debug`.
+//! The arguments struct (`SearchCodeArgs`): its definition, its
+//! `JsonSchema` (the input schema), each field's schema and the one check
+//! that its type can be a parameter, the `#[arg(default = ...)]` functions,
+//! and its `Debug`.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{default_fn, last_span, path_text, respan};
+use super::{default_fn, last_span, respan};
 use crate::model::{unraw, Param, Tool};
 
 /// The struct itself: one public field per parameter, in order, with the
-/// parameter's doc comments and `#[arg(...)]` as serde and schemars
-/// attributes.
+/// parameter's doc comments.
 pub(super) fn definition(model: &Tool<'_>, args: &syn::Ident, declared: &str) -> TokenStream {
     let Tool {
-        vis,
-        name,
-        krate,
-        cfgs,
-        ..
+        vis, name, cfgs, ..
     } = model;
-    let fields = model.params.iter().enumerate().map(|(index, p)| {
+    let fields = model.params.iter().map(|p| {
         let Param { ident, ty, .. } = p;
         let docs = &p.ast.docs;
-        let arg = &p.ast.arg;
-        // The derive takes the field's schema from `FieldSchema`, which is
-        // exactly the type's own and compiles whatever the type is: a type
-        // without `JsonSchema` is reported once, by the check in `ArgField`.
-        let with = syn::LitStr::new(
-            &format!(
-                "{}::__private::FieldSchema<{args}, {index}>",
-                path_text(krate)
-            ),
-            ty.span(),
-        );
-        let rename = arg
-            .rename
-            .as_ref()
-            .map(|r| quote! { #[serde(rename = #r)] });
-        let description = arg
-            .description
-            .as_ref()
-            .map(|d| quote! { #[schemars(description = #d)] });
-        let default = arg.default.as_ref().map(|_| {
-            let path = format!("{args}::{}", default_fn(p));
-            quote! { #[serde(default = #path)] }
-        });
-        quote! { #(#docs)* #[schemars(with = #with)] #rename #description #default pub #ident: #ty }
+        quote! { #(#docs)* pub #ident: #ty }
     });
-    let schemars_crate = format!("{}::__private::schemars", path_text(krate));
     let args_doc =
         format!("The arguments of the `{name}` tool, one field per parameter of {declared}.");
     quote! {
@@ -58,11 +29,8 @@ pub(super) fn definition(model: &Tool<'_>, args: &syn::Ident, declared: &str) ->
         #(#cfgs)*
         #[cfg_attr(doc, doc = #args_doc)]
         #[allow(missing_docs)]
-        // `Deserialize` is implemented by field index (`de.rs`); the serde
-        // attribute tells schemars that unknown fields are denied.
-        #[derive(#krate::__private::schemars::JsonSchema)]
-        #[serde(deny_unknown_fields)]
-        #[schemars(crate = #schemars_crate)]
+        // `Deserialize` is implemented by field index (`de.rs`) and
+        // `JsonSchema` from a table of the parameters (`impls`).
         #vis struct #args {
             #(#fields,)*
         }
@@ -116,12 +84,63 @@ pub(super) fn impls(model: &Tool<'_>, args: &syn::Ident) -> TokenStream {
     let names: Vec<_> = params.iter().map(|p| p.ident).collect();
     let field_names: Vec<String> = names.iter().map(|n| unraw(n)).collect();
     let args_name = args.to_string();
+    let schemars = quote! { #krate::__private::schemars };
+    // Each property as schemars' derive describes a field: its name, its
+    // doc comment (title and description), `description = ...`, its
+    // default, and its type's schema. The work is one function of the
+    // runtime's, compiled once.
+    let entries = params.iter().enumerate().map(|(index, p)| {
+        let wire = &p.wire;
+        let doc = match doc_concat(&p.ast.docs) {
+            Some(doc) => quote! { ::core::option::Option::Some(#doc) },
+            None => quote! { ::core::option::Option::None },
+        };
+        let description = match &p.ast.arg.description {
+            Some(d) => quote! { ::core::option::Option::Some(#d) },
+            None => quote! { ::core::option::Option::None },
+        };
+        let default = match &p.ast.arg.default {
+            Some(_) => {
+                let name = default_fn(p);
+                quote! {
+                    ::core::option::Option::Some(|| #schemars::_schemars_maybe_to_value!(#args::#name()))
+                }
+            }
+            None => quote! { ::core::option::Option::None },
+        };
+        quote! {
+            #krate::__private::ArgSchema {
+                name: #wire,
+                doc: #doc,
+                description: #description,
+                schema: <#args as #krate::__private::ArgField<#index>>::schema_fns,
+                default: #default,
+            }
+        }
+    });
     quote! {
         impl #args {
             #(#defaults)*
         }
 
         #(#arg_fields)*
+
+        // What schemars' derive would write for the struct with
+        // `deny_unknown_fields`, less a copy of its generic code per field.
+        #[automatically_derived]
+        impl #schemars::JsonSchema for #args {
+            fn schema_name() -> ::std::borrow::Cow<'static, ::core::primitive::str> {
+                ::std::borrow::Cow::Borrowed(#args_name)
+            }
+
+            fn schema_id() -> ::std::borrow::Cow<'static, ::core::primitive::str> {
+                ::std::borrow::Cow::Borrowed(::core::concat!(::core::module_path!(), "::", #args_name))
+            }
+
+            fn json_schema(generator: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
+                #krate::__private::args_schema(generator, &[#(#entries),*])
+            }
+        }
 
         // `Debug` for every arguments struct, so `bind(..).unwrap_err()`
         // compiles: each field shown with its own `Debug`, or as `_` when
@@ -137,4 +156,33 @@ pub(super) fn impls(model: &Tool<'_>, args: &syn::Ident) -> TokenStream {
             }
         }
     }
+}
+
+/// A parameter's doc comment as schemars' derive reads it: its lines
+/// joined by newlines, one leading space dropped from each literal line;
+/// `None` without one.
+fn doc_concat(docs: &[syn::Attribute]) -> Option<TokenStream> {
+    let mut parts = Vec::new();
+    for (i, line) in docs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| a.meta.require_name_value().ok())
+        .enumerate()
+    {
+        if i > 0 {
+            parts.push(quote! { "\n" });
+        }
+        match &line.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            }) => {
+                let value = text.value();
+                let trimmed = value.strip_prefix(' ').unwrap_or(&value);
+                parts.push(quote! { #trimmed });
+            }
+            other => parts.push(quote! { #other }),
+        }
+    }
+    (!parts.is_empty()).then(|| quote! { ::core::concat!(#(#parts),*) })
 }

@@ -144,7 +144,7 @@ pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
             fn spec(&self) -> &#krate::__private::ToolSpec {
                 static SPEC: #krate::__private::OnceLock<#krate::__private::ToolSpec> =
                     #krate::__private::OnceLock::new();
-                SPEC.get_or_init(|| {
+                #krate::__private::spec_once(&SPEC, || {
                     #[allow(unused_imports)]
                     use #krate::__private::{NoOutputSchema as _, OutputSchemaOf as _};
                     #krate::__private::ToolSpec::of::<#args>(#name, #description)

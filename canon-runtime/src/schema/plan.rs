@@ -558,6 +558,18 @@ impl Plan {
         self.typed_depth
     }
 
+    /// True when an object below the root has members of its own in the
+    /// plan (a nested struct or map): a `#[tool]`'s arguments from a
+    /// `Value` are then looked at before serde reads them plainly, which
+    /// is faster there than the pass through the plan; a flat call is
+    /// faster through the pass.
+    pub(crate) fn nested_objects(&self) -> bool {
+        self.nodes.iter().enumerate().any(|(id, node)| {
+            Some(id as NodeId) != self.root
+                && (!node.properties.is_empty() || node.additional.is_some())
+        })
+    }
+
     /// [`Plan::typed_depth`], computed: one visit of each node reachable
     /// from the root, without recursion (a chain of `$ref`s may be long).
     fn compute_typed_depth(&self) -> Option<u32> {

@@ -16,7 +16,7 @@ use crate::bind::diagnose;
 use crate::bind::policy::Policy;
 use crate::bind::telemetry;
 use crate::bind::text;
-use crate::bind::tolerant::{read_object, read_value, BindArgs, Ctx, Mode, Object};
+use crate::bind::tolerant::{read_object, read_value, vouches, BindArgs, Ctx, Mode, Object};
 use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::feedback::BindError;
 use crate::limits::Limits;
@@ -51,6 +51,8 @@ pub struct ToolSpec {
     plan: Plan,
     /// The plan slot of each top-level field of a `#[tool]` arguments struct.
     fields: OnceLock<(TypeId, Box<[Option<u32>]>)>,
+    /// [`Plan::nested_objects`].
+    look_first: bool,
     output_schema: Option<Value>,
     policy: Policy,
     title: Option<Cow<'static, str>>,
@@ -87,6 +89,7 @@ impl ToolSpec {
     ) -> Self {
         let plan = Plan::binding(&schema, derived);
         ToolSpec {
+            look_first: plan.nested_objects(),
             name: name.into(),
             description: description.into(),
             schema,
@@ -409,14 +412,21 @@ impl ToolSpec {
     }
 
     /// The plan slot of each top-level field of `A`, computed once.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn slots<A: BindArgs>(&self) -> &[Option<u32>] {
+        self.slots_of(TypeId::of::<A>(), A::FIELDS)
+    }
+
+    /// [`slots`](Self::slots), compiled once.
+    #[inline]
+    fn slots_of(&self, of: TypeId, fields: &'static [&'static str]) -> &[Option<u32>] {
         let (owner, slots) = self
             .fields
-            .get_or_init(|| (TypeId::of::<A>(), self.plan.field_slots(A::FIELDS)));
+            .get_or_init(|| (of, self.plan.field_slots(fields)));
         // One spec serves one arguments type; asked for another type's
         // fields, it routes nothing by index and every field deserializes as
         // serde would, untouched.
-        if *owner == TypeId::of::<A>() {
+        if *owner == of {
             slots
         } else {
             &[]
@@ -927,6 +937,15 @@ impl<A: BindArgs> Binder<A> for Routed<'_> {
             .is_some_and(|depth| depth as usize <= spec.limits.max_depth);
         match value {
             Value::Object(object) if typed => read_object(object).ok(),
+            // Otherwise, for a call with nested objects, the look vouches
+            // for the call first (the same look as for a plain type, over
+            // the whole call, then the same plain read); a flat call goes
+            // straight to the pass, which is faster there.
+            Value::Object(object)
+                if spec.look_first && vouches(&spec.plan, spec.limits.max_depth, value, true) =>
+            {
+                read_object(object).ok()
+            }
             _ => None,
         }
     }

@@ -21,7 +21,6 @@ pub(crate) use plain::{read_object, Object};
 use std::cell::{Cell, RefCell};
 use std::fmt;
 pub(crate) use value::read as read_value;
-#[cfg(test)]
 pub(crate) use value::vouches;
 
 use serde::de::value::{

@@ -21,8 +21,10 @@ use crate::schema::plan::{Member, Name, Node, Plan};
 use crate::schema::types as ty;
 
 /// [`Look::vouches`] over `plan`, at most `max_depth` arrays and objects
-/// deep: what [`read`] is held to in tests.
-#[cfg(test)]
+/// deep: what [`read`] is held to in tests, and what a `#[tool]`'s
+/// arguments are looked at with before serde reads them plainly (a look,
+/// then a read: the walk is compiled once, not once for each arguments
+/// type).
 pub(crate) fn vouches(plan: &Plan, max_depth: usize, value: &Value, routed: bool) -> bool {
     Look::new(plan, max_depth).vouches(value, routed)
 }

@@ -60,7 +60,8 @@ pub(crate) fn probe_of<T: DeserializeOwned>(value: &Value) -> Result<(), ProbeEr
 
 /// One member of a `#[tool]`'s arguments read as `T`, with its path from
 /// the arguments object (`key`, then wherever inside it serde stopped):
-/// what [`Probe::Fields`] calls for a field of type `T`.
+/// what the diagnosis of a `#[tool]`'s arguments calls for a field of type
+/// `T`.
 pub fn probe_field<T: DeserializeOwned>(key: &str, value: &Value) -> Result<(), ProbeError> {
     serde_path_to_error::deserialize::<_, Member<T>>(OneMember(key, value)).map(drop)
 }

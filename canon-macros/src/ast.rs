@@ -378,38 +378,41 @@ fn context_value(ty: &Type) -> Option<&Type> {
 /// a macro (`#[doc = concat!(...)]`) cannot be read here: then every line
 /// is kept as an expression.
 fn doc_text(attrs: &[Attribute]) -> Docs {
-    let values: Vec<&Expr> = attrs
+    let lines = doc_lines(attrs);
+    let literal = |line: &Expr| match line {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        _ => None,
+    };
+    match lines.iter().map(literal).collect::<Option<Vec<String>>>() {
+        Some(text) => Docs::Text(text.join("\n").trim().to_owned()),
+        None => Docs::Lines(lines),
+    }
+}
+
+/// The lines of a doc comment as schemars' derive reads them: a literal
+/// line with one leading space dropped, a line written by a macro as its
+/// expression.
+pub(crate) fn doc_lines(attrs: &[Attribute]) -> Vec<Expr> {
+    attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
             syn::Meta::NameValue(nv) => Some(&nv.value),
             _ => None,
         })
-        .collect();
-    let literal = |value: &Expr| match value {
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) => {
-            let line = s.value();
-            Some(line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
-        }
-        _ => None,
-    };
-    if values.iter().all(|value| literal(value).is_some()) {
-        let lines: Vec<String> = values.iter().filter_map(|value| literal(value)).collect();
-        return Docs::Text(lines.join("\n").trim().to_owned());
-    }
-    Docs::Lines(
-        values
-            .iter()
-            .map(|value| match literal(value) {
-                Some(line) => {
-                    let line = LitStr::new(&line, proc_macro2::Span::call_site());
-                    syn::parse_quote!(#line)
-                }
-                None => (*value).clone(),
-            })
-            .collect(),
-    )
+        .map(|value| match value {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => {
+                let line = s.value();
+                let line = LitStr::new(line.strip_prefix(' ').unwrap_or(&line), s.span());
+                syn::parse_quote!(#line)
+            }
+            other => other.clone(),
+        })
+        .collect()
 }

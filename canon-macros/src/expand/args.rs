@@ -159,30 +159,10 @@ pub(super) fn impls(model: &Tool<'_>, args: &syn::Ident) -> TokenStream {
 }
 
 /// A parameter's doc comment as schemars' derive reads it: its lines
-/// joined by newlines, one leading space dropped from each literal line;
-/// `None` without one.
+/// ([`doc_lines`](crate::ast::doc_lines)) joined by newlines; `None`
+/// without one.
 fn doc_concat(docs: &[syn::Attribute]) -> Option<TokenStream> {
-    let mut parts = Vec::new();
-    for (i, line) in docs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .filter_map(|a| a.meta.require_name_value().ok())
-        .enumerate()
-    {
-        if i > 0 {
-            parts.push(quote! { "\n" });
-        }
-        match &line.value {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(text),
-                ..
-            }) => {
-                let value = text.value();
-                let trimmed = value.strip_prefix(' ').unwrap_or(&value);
-                parts.push(quote! { #trimmed });
-            }
-            other => parts.push(quote! { #other }),
-        }
-    }
-    (!parts.is_empty()).then(|| quote! { ::core::concat!(#(#parts),*) })
+    let lines = crate::ast::doc_lines(docs);
+    let (first, rest) = lines.split_first()?;
+    Some(quote! { ::core::concat!(#first #(, "\n", #rest)*) })
 }

@@ -667,10 +667,7 @@ impl ToolSpec {
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn accept<A>(&self, args: A, ctx: Ctx<'_>) -> Result<Bound<A>, BindError> {
-        match self.accepted(ctx) {
-            Ok(repairs) => Ok(Bound::new(args, repairs)),
-            Err(error) => Err(error),
-        }
+        self.accepted(ctx).map(|repairs| Bound::new(args, repairs))
     }
 
     /// The repairs of a pass that bound, or its refusal when they are more

@@ -1285,7 +1285,6 @@ fn unread_key(
     let members = repaired.pointer(&at)?.as_object()?;
     let wanted = path.to_string();
     // True when the map cut to its first `n` members fails where `T` did.
-    let probe_type = probe;
     let fails_within = |n: usize| {
         let mut cut = repaired.clone();
         let Some(map) = cut.pointer_mut(&at) else {
@@ -1298,7 +1297,7 @@ fn unread_key(
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         );
-        matches!(probe_type.run(&cut), Err(e) if e.path().to_string() == wanted)
+        matches!(probe.run(&cut), Err(e) if e.path().to_string() == wanted)
     };
     // The smallest `n` whose first `n` members fail; the whole map does.
     let (mut lo, mut hi) = (1, members.len());

@@ -69,6 +69,7 @@ pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
     } = model;
     let unit = unit_name(model, target);
     let args = format_ident!("{}Args", unit, span = ident.span());
+    let args_name = args.to_string();
     let declared = match target {
         Target::Free => format!("[`{ident}`]"),
         Target::Method { self_ty } => format!("[`{}::{ident}`]", path_text(self_ty)),
@@ -147,7 +148,12 @@ pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
                 #krate::__private::spec_once(&SPEC, || {
                     #[allow(unused_imports)]
                     use #krate::__private::{NoOutputSchema as _, OutputSchemaOf as _};
-                    #krate::__private::ToolSpec::of::<#args>(#name, #description)
+                    static ROOT: #krate::__private::ArgsRoot = #krate::__private::ArgsRoot {
+                        name: #args_name,
+                        id: ::core::concat!(::core::module_path!(), "::", #args_name),
+                        schema: <#args as #krate::__private::schemars::JsonSchema>::json_schema,
+                    };
+                    #krate::__private::args_spec(#name, #description, &ROOT)
                         .with_output_schema(
                             (&#krate::__private::Probe::<#output_ty>::new()).output_schema(),
                         )

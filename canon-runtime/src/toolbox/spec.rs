@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use schemars::generate::SchemaSettings;
-use schemars::JsonSchema;
-use serde::de::{DeserializeOwned, Deserializer};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::bind::canonical::{Canonicalizer, SchemaError};
@@ -70,6 +70,16 @@ impl ToolSpec {
         description: impl Into<Cow<'static, str>>,
     ) -> Self {
         Self::with_plan(name, description, published_schema::<A>(false), true)
+    }
+
+    /// [`of`](Self::of) for a `#[tool]`'s arguments type, described by
+    /// `root`: the same spec, with schemars' root code compiled once.
+    pub(crate) fn of_args(
+        name: &'static str,
+        description: &'static str,
+        root: &'static ArgsRoot,
+    ) -> Self {
+        Self::with_plan(name, description, published_args(root), true)
     }
 
     /// A spec with an input schema given as JSON (draft 2020-12).
@@ -318,7 +328,7 @@ impl ToolSpec {
         args: &Value,
         policy: Policy,
     ) -> Result<Bound<A>, BindError> {
-        self.bind_value_with(args, policy, Plain)
+        self.bind_call(Call::Value(args), policy, Slot::new(Plain))
     }
 
     /// Binds arguments given as JSON text, such as the `arguments` string of
@@ -342,7 +352,7 @@ impl ToolSpec {
         text: &str,
         policy: Policy,
     ) -> Result<Bound<A>, BindError> {
-        self.bind_text_with(text, policy, Plain)
+        self.bind_call(Call::Text(text), policy, Slot::new(Plain))
     }
 
     /// Binds arguments for a tool known only by its JSON Schema: the same
@@ -398,7 +408,7 @@ impl ToolSpec {
         args: &Value,
         policy: Policy,
     ) -> Result<Bound<A>, BindError> {
-        self.bind_value_with(args, policy, Routed(self))
+        self.bind_call(Call::Value(args), policy, Slot::new(Routed(self)))
     }
 
     /// [`bind_str_with`](Self::bind_str_with) for an arguments struct
@@ -408,7 +418,7 @@ impl ToolSpec {
         text: &str,
         policy: Policy,
     ) -> Result<Bound<A>, BindError> {
-        self.bind_text_with(text, policy, Routed(self))
+        self.bind_call(Call::Text(text), policy, Slot::new(Routed(self)))
     }
 
     /// The plan slot of each top-level field of `A`, computed once.
@@ -434,38 +444,76 @@ impl ToolSpec {
     }
 
     // Binding is split in two. The generic part, compiled once for each
-    // arguments type, is only what must name the type: the single pass
-    // over the call, and the pass over a `Value` that the cold paths ask
-    // for through a closure (`Erased`). Everything else (the retry, the
-    // diagnosis, the limits, sorting and wording violations) is compiled
-    // once, here.
+    // arguments type, is only what must name the type: a `Slot` holding
+    // the binder and what it bound, whose passes (over text, over a
+    // `Value`, the plain read) the rest reaches as a `dyn Pass`. Everything
+    // else (the limits, the contexts, accepting a pass, the retry, the
+    // diagnosis, sorting and wording violations) is compiled once, here.
+    // Release builds inline the orchestration into each shim, where the
+    // passes are called directly again.
 
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn bind_value_with<A: DeserializeOwned, B: Binder<A>>(
+    fn bind_call<A, K>(
         &self,
-        args: &Value,
+        call: Call<'_>,
         policy: Policy,
-        binder: B,
-    ) -> Result<Bound<A>, BindError> {
-        // The type reads the call as plain serde would where that is known
-        // to bind exactly when the adapter would (see `Binder::read`).
-        if let Some(bound) = binder.read(self, args) {
-            return Ok(Bound::new(bound, Vec::new()));
-        }
-        let ctx = self.value_ctx();
-        match binder.bind_value(&ctx, args) {
-            Ok(bound) => self.accept(bound, ctx),
-            Err(_) => self.bind_cold(binder, Cold::Value(args), policy),
+        mut slot: Slot<A, K>,
+    ) -> Result<Bound<A>, BindError>
+    where
+        Slot<A, K>: Pass,
+    {
+        match self.bind_call_erased(call, policy, &mut slot) {
+            Ok(repairs) => match slot.out {
+                Some(args) => Ok(Bound::new(args, repairs)),
+                None => Err(self.unbound()),
+            },
+            Err(error) => Err(error),
         }
     }
 
+    /// [`bind_call`](Self::bind_call)'s work, compiled once.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn bind_text_with<A: DeserializeOwned, B: Binder<A>>(
+    fn bind_call_erased(
+        &self,
+        call: Call<'_>,
+        policy: Policy,
+        pass: &mut dyn Pass,
+    ) -> Result<Vec<Repair>, BindError> {
+        match call {
+            Call::Value(args) => self.bind_value_erased(args, policy, pass),
+            Call::Text(text) => self.bind_text_erased(text, policy, pass),
+        }
+    }
+
+    /// Binding a call given as a `Value`, compiled once: the repairs of
+    /// the pass that bound into `pass`'s slot.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn bind_value_erased(
+        &self,
+        args: &Value,
+        policy: Policy,
+        pass: &mut dyn Pass,
+    ) -> Result<Vec<Repair>, BindError> {
+        // The type reads the call as plain serde would where that is known
+        // to bind exactly when the adapter would (see `Pass::read`).
+        if pass.read(self, args) {
+            return Ok(Vec::new());
+        }
+        let ctx = self.value_ctx();
+        if pass.value(&ctx, args) {
+            return self.accepted(ctx);
+        }
+        self.retry(Cold::Value(args), policy, pass)
+    }
+
+    /// Binding a call given as text, compiled once.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn bind_text_erased(
         &self,
         text: &str,
         policy: Policy,
-        binder: B,
-    ) -> Result<Bound<A>, BindError> {
+        pass: &mut dyn Pass,
+    ) -> Result<Vec<Repair>, BindError> {
         if text.len() > self.limits.max_text_bytes {
             return Err(self.too_large(text.len()));
         }
@@ -474,17 +522,33 @@ impl ToolSpec {
             // short strings in fewer steps.
             let ctx = self.text_ctx();
             let mut reader = text::Reader::new(text);
-            let bound = binder.bind(&ctx, &mut reader);
-            match bound {
+            let bound = pass.text(&ctx, &mut reader);
+            match () {
                 _ if reader.failed() => After::Unread,
-                Ok(bound) if reader.end().is_ok() => return self.accept(bound, ctx),
+                // What the pass bound is kept only when the text ends
+                // there; otherwise the cold path binds again, or refuses.
+                _ if bound && reader.end().is_ok() => return self.accepted(ctx),
                 _ if ctx.saw_repeated_key() => After::RepeatedKey,
                 _ => After::Refused,
             }
         } else {
             After::Unread
         };
-        self.bind_cold(binder, Cold::Text(text, after), policy)
+        self.retry(Cold::Text(text, after), policy, pass)
+    }
+
+    /// Whether a `#[tool]`'s arguments object is read as plain serde would
+    /// before the pass ([`Routed`]'s `read`): when the plan's typed depth
+    /// is within the bound; otherwise, for a call with nested objects,
+    /// when the look vouches for the whole call first (a flat call goes
+    /// straight to the pass, which is faster there).
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn reads_plainly(&self, value: &Value) -> bool {
+        let typed = self
+            .plan
+            .typed_depth()
+            .is_some_and(|depth| depth as usize <= self.limits.max_depth);
+        typed || (self.look_first && vouches(&self.plan, self.limits.max_depth, value, true))
     }
 
     /// The state of a single pass over a `Value`.
@@ -499,48 +563,26 @@ impl ToolSpec {
         self.value_ctx().checking_keys()
     }
 
-    /// The cold path of a call the single pass did not bind, with the type
-    /// erased: the passes over a `Value` it asks for bind `A` through
-    /// `binder`, and the last that bound is returned with the repairs the
-    /// cold path accepted. One copy for each arguments type, whatever the
-    /// call came as.
+    /// The cold path of a call the single pass did not bind: the passes
+    /// over a `Value` it asks for bind into `pass`'s slot, and the repairs
+    /// the cold path accepted are returned.
     #[cold]
     #[inline(never)]
-    fn bind_cold<A: DeserializeOwned, B: Binder<A>>(
-        &self,
-        binder: B,
-        cold: Cold<'_>,
-        policy: Policy,
-    ) -> Result<Bound<A>, BindError> {
-        let mut out = None;
-        let mut pass = |ctx: &Ctx<'_>, value: &Value| match binder.bind_value(ctx, value) {
-            Ok(bound) => {
-                out = Some(bound);
-                true
-            }
-            Err(_) => false,
-        };
-        let mut erased = Erased {
-            pass: &mut pass,
-            probe: binder.probe(),
-        };
-        let repairs = self.retry(cold, policy, &mut erased)?;
-        match out {
-            Some(args) => Ok(Bound::new(args, repairs)),
-            None => Err(self.unbound()),
-        }
-    }
-
-    /// [`bind_cold`](Self::bind_cold)'s work, compiled once.
     fn retry(
         &self,
         cold: Cold<'_>,
         policy: Policy,
-        erased: &mut Erased<'_>,
+        pass: &mut dyn Pass,
     ) -> Result<Vec<Repair>, BindError> {
+        let probe = pass.probe();
+        let mut value_pass = |ctx: &Ctx<'_>, value: &Value| pass.value(ctx, value);
+        let mut erased = Erased {
+            pass: &mut value_pass,
+            probe,
+        };
         match cold {
-            Cold::Value(args) => self.retry_value(args, policy, erased),
-            Cold::Text(text, after) => self.retry_text(text, policy, after, erased),
+            Cold::Value(args) => self.retry_value(args, policy, &mut erased),
+            Cold::Text(text, after) => self.retry_text(text, policy, after, &mut erased),
         }
     }
 
@@ -663,11 +705,6 @@ impl ToolSpec {
             self.limits.max_listed.max(1),
         );
         Err(self.reject_counting(violations, more))
-    }
-
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    fn accept<A>(&self, args: A, ctx: Ctx<'_>) -> Result<Bound<A>, BindError> {
-        self.accepted(ctx).map(|repairs| Bound::new(args, repairs))
     }
 
     /// The repairs of a pass that bound, or its refusal when they are more
@@ -846,46 +883,85 @@ struct Erased<'a> {
     probe: diagnose::Probe,
 }
 
-/// How a pass deserializes its target: through serde's `Deserialize`, or,
-/// for a `#[tool]` arguments struct, field by field through the plan's
-/// slots.
-trait Binder<A>: Copy {
-    /// The pass over text.
-    fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error>;
+/// How a call came: what binding reads.
+#[derive(Clone, Copy)]
+enum Call<'a> {
+    /// As a JSON value.
+    Value(&'a Value),
+    /// As JSON text.
+    Text(&'a str),
+}
 
-    /// The pass over a `Value`: the one every cold path asks for.
-    fn bind_value(&self, ctx: &Ctx<'_>, value: &Value) -> Result<A, serde_json::Error>;
+/// The passes of one binding over its arguments type, as the code
+/// compiled once reaches them: the generic part of a binding, one copy
+/// for each arguments type ([`Slot`]). A pass that binds keeps what it
+/// bound in the slot; the cold path returns repairs only after a pass over
+/// a `Value` bound, so the slot then holds that pass's arguments.
+trait Pass {
+    /// The single pass over text, from the start of `reader`: true when
+    /// it bound (the caller checks that the text ends there).
+    fn text(&mut self, ctx: &Ctx<'_>, reader: &mut text::Reader<'_>) -> bool;
 
-    /// The target read from a `Value` with no adapter, when that binds
-    /// exactly when the adapter would bind with no repair; `None` leaves
-    /// the call to the adapter.
-    fn read(&self, spec: &ToolSpec, value: &Value) -> Option<A>;
+    /// One pass over a `Value` with the given state: true when it bound.
+    fn value(&mut self, ctx: &Ctx<'_>, value: &Value) -> bool;
+
+    /// The target read from a `Value` with no adapter, where that binds
+    /// exactly when the adapter would bind with no repair: true when it
+    /// bound; false leaves the call to the adapter.
+    fn read(&mut self, spec: &ToolSpec, value: &Value) -> bool;
 
     /// serde's own reading of the target, for the diagnosis.
     fn probe(&self) -> diagnose::Probe;
+}
+
+/// What the last pass that bound gave, and how the target is read
+/// (`K`: [`Plain`] or [`Routed`]).
+struct Slot<A, K> {
+    kind: K,
+    out: Option<A>,
+}
+
+impl<A, K> Slot<A, K> {
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn new(kind: K) -> Self {
+        Slot { kind, out: None }
+    }
 }
 
 /// Any `DeserializeOwned` type, through the plan from its root.
 #[derive(Clone, Copy)]
 struct Plain;
 
-impl<A: DeserializeOwned> Binder<A> for Plain {
+impl<A: DeserializeOwned> Pass for Slot<A, Plain> {
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error> {
-        ctx.deserialize(de)
+    fn text(&mut self, ctx: &Ctx<'_>, reader: &mut text::Reader<'_>) -> bool {
+        match ctx.deserialize(reader) {
+            Ok(args) => {
+                self.out = Some(args);
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn bind_value(&self, ctx: &Ctx<'_>, value: &Value) -> Result<A, serde_json::Error> {
-        ctx.deserialize(value)
+    fn value(&mut self, ctx: &Ctx<'_>, value: &Value) -> bool {
+        match ctx.deserialize(value) {
+            Ok(args) => {
+                self.out = Some(args);
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// The type reads the call as plain serde would while the look checks
     /// each position it reaches: when nothing is to be repaired and nothing
     /// the plan refuses, it binds exactly when the adapter would.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn read(&self, spec: &ToolSpec, value: &Value) -> Option<A> {
-        read_value(&spec.plan, spec.limits.max_depth, value, false)
+    fn read(&mut self, spec: &ToolSpec, value: &Value) -> bool {
+        self.out = read_value(&spec.plan, spec.limits.max_depth, value, false);
+        self.out.is_some()
     }
 
     fn probe(&self) -> diagnose::Probe {
@@ -900,51 +976,53 @@ impl<A: DeserializeOwned> Binder<A> for Plain {
 #[derive(Clone, Copy)]
 struct Routed<'s>(&'s ToolSpec);
 
-impl<A: BindArgs> Binder<A> for Routed<'_> {
+impl<A: BindArgs> Pass for Slot<A, Routed<'_>> {
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn bind<'de, D: Deserializer<'de>>(&self, ctx: &Ctx<'_>, de: D) -> Result<A, D::Error> {
-        ctx.deserialize_args(de, self.0.slots::<A>())
+    fn text(&mut self, ctx: &Ctx<'_>, reader: &mut text::Reader<'_>) -> bool {
+        match ctx.deserialize_args(reader, self.kind.0.slots::<A>()) {
+            Ok(args) => {
+                self.out = Some(args);
+                true
+            }
+            Err(_) => false,
+        }
     }
 
+    /// The published schema says object: anything else is left to the
+    /// cold path, which says why.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn bind_value(&self, ctx: &Ctx<'_>, value: &Value) -> Result<A, serde_json::Error> {
-        match value {
-            Value::Object(object) => ctx.deserialize_args(Object(object), self.0.slots::<A>()),
-            // The published schema says object: the cold path says why.
-            _ => Err(serde::de::Error::custom(
-                "canon: the arguments are not an object",
-            )),
+    fn value(&mut self, ctx: &Ctx<'_>, value: &Value) -> bool {
+        let Value::Object(object) = value else {
+            return false;
+        };
+        match ctx.deserialize_args(Object(object), self.kind.0.slots::<A>()) {
+            Ok(args) => {
+                self.out = Some(args);
+                true
+            }
+            Err(_) => false,
         }
     }
 
     /// The type was derived with its schema (a routed binder is only
     /// reached from `#[tool]` code, whose spec is `ToolSpec::of` its
-    /// arguments) and, when the plan's typed depth is within the bound,
-    /// refuses whatever the plan would refuse in a call it accepts: the
-    /// call is read as plain serde would, first. A call it refuses goes to
-    /// the adapter, so it binds (or is repaired, or refused) exactly as it
+    /// arguments) and, where [`ToolSpec::reads_plainly`] says so, refuses
+    /// whatever the plan would refuse in a call it accepts: the call is
+    /// read as plain serde would, first. A call it refuses goes to the
+    /// adapter, so it binds (or is repaired, or refused) exactly as it
     /// would have. Plain serde also reads the arguments from an array of
     /// their values, which the published schema refuses: only an object is
     /// read plainly.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn read(&self, spec: &ToolSpec, value: &Value) -> Option<A> {
-        let typed = spec
-            .plan
-            .typed_depth()
-            .is_some_and(|depth| depth as usize <= spec.limits.max_depth);
-        match value {
-            Value::Object(object) if typed => read_object(object).ok(),
-            // Otherwise, for a call with nested objects, the look vouches
-            // for the call first (the same look as for a plain type, over
-            // the whole call, then the same plain read); a flat call goes
-            // straight to the pass, which is faster there.
-            Value::Object(object)
-                if spec.look_first && vouches(&spec.plan, spec.limits.max_depth, value, true) =>
-            {
-                read_object(object).ok()
-            }
-            _ => None,
+    fn read(&mut self, spec: &ToolSpec, value: &Value) -> bool {
+        let Value::Object(object) = value else {
+            return false;
+        };
+        if !spec.reads_plainly(value) {
+            return false;
         }
+        self.out = read_object(object).ok();
+        self.out.is_some()
     }
 
     /// A field at a time: each field's reading is compiled once for its
@@ -961,16 +1039,31 @@ impl<A: BindArgs> Binder<A> for Routed<'_> {
 /// without the root `$schema` and `title`. `serialize` picks the contract
 /// (outputs are serialized, arguments deserialized).
 pub(crate) fn published_schema<T: JsonSchema>(serialize: bool) -> Value {
+    published_with(serialize, &|generator| {
+        generator.into_root_schema_for::<T>()
+    })
+}
+
+/// The schema of a `#[tool]`'s arguments, as [`published_schema`] writes
+/// it for the type `root` describes, with one copy of schemars' code for
+/// every tool ([`ErasedArgs`]).
+pub(crate) fn published_args(root: &'static ArgsRoot) -> Value {
+    published_with(false, &|generator| {
+        let _restore = Restore(ROOT.with(|cell| cell.replace(Some(root))));
+        generator.into_root_schema_for::<ErasedArgs>()
+    })
+}
+
+/// [`published_schema`]'s work, compiled once: `root` writes the root
+/// schema with a generator of the contract `serialize` picks.
+fn published_with(serialize: bool, root: &dyn Fn(SchemaGenerator) -> Schema) -> Value {
     let settings = SchemaSettings::draft2020_12();
     let settings = if serialize {
         settings.for_serialize()
     } else {
         settings.for_deserialize()
     };
-    let mut schema = settings
-        .into_generator()
-        .into_root_schema_for::<T>()
-        .to_value();
+    let mut schema = root(settings.into_generator()).to_value();
     if let Some(root) = schema.as_object_mut() {
         root.remove("$schema");
         root.remove("title");
@@ -979,6 +1072,66 @@ pub(crate) fn published_schema<T: JsonSchema>(serialize: bool) -> Value {
         close_objects(&mut schema, 0);
     }
     schema
+}
+
+/// What `#[tool]` tells of its arguments type for the root of its schema:
+/// the type's `JsonSchema` name, id and `json_schema`, so that schemars'
+/// root generation is compiled once rather than once for each tool.
+#[derive(Debug)]
+pub struct ArgsRoot {
+    /// `JsonSchema::schema_name` of the arguments type.
+    pub name: &'static str,
+    /// `JsonSchema::schema_id` of the arguments type.
+    pub id: &'static str,
+    /// `JsonSchema::json_schema` of the arguments type.
+    pub schema: fn(&mut SchemaGenerator) -> Schema,
+}
+
+std::thread_local! {
+    /// The arguments type [`ErasedArgs`] stands for while its root schema
+    /// is generated on this thread.
+    static ROOT: std::cell::Cell<Option<&'static ArgsRoot>> = const { std::cell::Cell::new(None) };
+}
+
+/// Puts back the arguments type [`ErasedArgs`] stood for before (a schema
+/// may, however oddly, build another tool's spec while it is generated).
+struct Restore(Option<&'static ArgsRoot>);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        ROOT.with(|cell| cell.set(self.0));
+    }
+}
+
+/// The arguments type in [`ROOT`], as schemars sees it: the same name, id
+/// and schema, so the root schema is the one the type itself would give.
+struct ErasedArgs;
+
+impl ErasedArgs {
+    /// The type it stands for; outside [`published_args`] (never), a type
+    /// with an empty name and schema.
+    fn root() -> &'static ArgsRoot {
+        static NONE: ArgsRoot = ArgsRoot {
+            name: "",
+            id: "",
+            schema: |_| Schema::default(),
+        };
+        ROOT.with(std::cell::Cell::get).unwrap_or(&NONE)
+    }
+}
+
+impl JsonSchema for ErasedArgs {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed(Self::root().name)
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        Cow::Borrowed(Self::root().id)
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        (Self::root().schema)(generator)
+    }
 }
 
 /// Says `additionalProperties: false` on every object schema that lists

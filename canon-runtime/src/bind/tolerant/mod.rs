@@ -180,22 +180,31 @@ impl<'p> Ctx<'p> {
         A: BindArgs,
         D: Deserializer<'de>,
     {
-        match self.plan.root() {
-            None => A::deserialize(de),
-            Some(root) => {
-                // The arguments object itself, matched by the generated code.
-                self.room()?;
-                self.depth.set(1);
-                A::bind_fields(
-                    de,
-                    Fields::routed(Routes {
-                        ctx: self,
-                        root,
-                        slots,
-                    }),
-                )
-            }
+        match self.args_fields(slots) {
+            Some(fields) => A::bind_fields(de, fields),
+            None => Err(de::Error::custom("canon: nested deeper than the bound")),
         }
+    }
+
+    /// Where the arguments' fields get their values (plain, with no plan),
+    /// the arguments object itself entered; `None` when no object may be
+    /// entered. Compiled once, whatever the arguments type.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn args_fields<'a>(&'a self, slots: &'a [Option<u32>]) -> Option<Fields<'a>> {
+        let Some(root) = self.plan.root() else {
+            // As `A::deserialize`, which is the plain reading.
+            return Some(Fields::PLAIN);
+        };
+        // The arguments object itself, matched by the generated code.
+        if self.depth.get() >= self.max_depth {
+            return None;
+        }
+        self.depth.set(1);
+        Some(Fields::routed(Routes {
+            ctx: self,
+            root,
+            slots,
+        }))
     }
 
     pub(crate) fn into_parts(self) -> (Vec<Repair>, Vec<Refusal>) {

@@ -372,6 +372,65 @@ async fn foreign_tools_are_bound_by_their_schema() {
     );
 }
 
+// Gemini sends every number as a double. `1.0` is an integer to JSON
+// Schema, so the call is valid; a handler reading a Rust integer must get
+// one, from text and from a `Value` alike, with no repair.
+#[tokio::test]
+async fn a_typed_handler_reads_a_whole_double_at_an_integer_position() {
+    #[derive(serde::Deserialize)]
+    struct Page {
+        n: u16,
+        at: Vec<i64>,
+        scale: f64,
+    }
+    let mut toolbox = Toolbox::new();
+    toolbox
+        .add(
+            JsonTool::new(
+                "page",
+                "Read a page.",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "n": {"type": "integer"},
+                        "at": {"type": "array", "items": {"type": "integer"}},
+                        "scale": {"type": "number"}
+                    },
+                    "required": ["n", "at", "scale"]
+                }),
+                |args| async move {
+                    let page: Page =
+                        serde_json::from_value(args.clone()).map_err(|e| e.to_string())?;
+                    Ok(json!({"n": page.n, "at": page.at, "scale": page.scale, "sent": args}))
+                },
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    let from_value = json!({"n": 1.0, "at": [2.0, -0.0], "scale": 2.0});
+    let from_text = r#"{"n": 1.0, "at": [2.0, -0.0], "scale": 2.0}"#;
+    for arguments in [
+        canon::toolbox::Arguments::Json(from_value),
+        from_text.into(),
+    ] {
+        let result = toolbox.call(ToolCall::new("1", "page", arguments)).await;
+        match &result.outcome {
+            ToolOutcome::Ran { output, repairs } => {
+                assert!(repairs.is_empty(), "{repairs:?}");
+                assert_eq!(output["n"], json!(1));
+                assert_eq!(output["at"], json!([2, 0]));
+                // The handler got integers where the schema says integer,
+                // and the double as sent where it says number.
+                assert_eq!(
+                    output["sent"].to_string(),
+                    r#"{"n":1,"at":[2,0],"scale":2.0}"#
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
 #[derive(serde::Serialize)]
 struct Unschematic;
 

@@ -4,6 +4,7 @@
 
 pub(crate) mod canonical;
 pub(crate) mod diagnose;
+pub(crate) mod integers;
 pub(crate) mod json;
 #[cfg(test)]
 mod limit;

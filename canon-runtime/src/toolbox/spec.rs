@@ -359,6 +359,28 @@ impl ToolSpec {
     /// tolerant pass as [`bind`](Self::bind), into a `Value`, then the
     /// schema is checked, since a `Value` accepts anything.
     ///
+    /// A whole number sent as a double (`1.0`, as Gemini sends every
+    /// number) where the schema admits integers and no other number is
+    /// bound as the integer it is (`1`), so that a handler reading the
+    /// arguments into a Rust integer takes it, as a `#[tool]` does. This is
+    /// no repair: JSON Schema holds `1.0` to be an integer. A double past
+    /// 64 bits, or at a position only `patternProperties` describes, is
+    /// left as sent.
+    ///
+    /// ```
+    /// use canon::toolbox::ToolSpec;
+    /// use serde_json::json;
+    ///
+    /// let spec = ToolSpec::new(
+    ///     "page",
+    ///     "Read a page.",
+    ///     json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+    /// );
+    /// let bound = spec.bind_json(&json!({"n": 1.0})).unwrap();
+    /// assert_eq!(bound.args, json!({"n": 1}));
+    /// assert!(bound.repairs.is_empty());
+    /// ```
+    ///
     /// # Errors
     /// A [`BindError`] listing every violation when the call, once repaired,
     /// does not validate against the schema.
@@ -383,6 +405,7 @@ impl ToolSpec {
                 let repairs = canonicalizer
                     .canonicalize_with(&mut value, policy)
                     .map_err(|error| error.with_limits(&self.limits))?;
+                crate::bind::integers::whole_doubles(canonicalizer.schema(), &mut value);
                 Ok(Bound::new(value, repairs))
             }
             // Nothing else would check a `Value`: nothing runs unchecked.

@@ -83,6 +83,10 @@ async fn main() {
             let message = toolbox.message(&result);
             let flag = if message.is_error { "error" } else { "ok" };
             println!("canon  <- [{} {flag}] {}", message.id, message.text);
+            if let Some(note) = &message.note {
+                // A block of its own beside the output, never inside it.
+                println!("canon  <- [{} note] {note}", message.id);
+            }
         }
         println!();
     }

@@ -3,7 +3,8 @@
 //!
 //! Run: `cargo run --example mcp_server --features rmcp` (it speaks MCP on
 //! stdin/stdout; repairs and rejections are logged on stderr). A repaired
-//! call's text ends with a repair note (`Toolbox::repair_notes`); a rejected
+//! call's result is the tool's output, unaltered, followed by a second text
+//! block, the repair note (`Toolbox::repair_notes`); a rejected
 //! call, to `repo_stats` (which has an output schema) too, is an error
 //! result whose text is canon's feedback. The end-to-end tests in
 //! `tests/mcp_e2e/` drive it with the official TypeScript and Python MCP

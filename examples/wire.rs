@@ -1,7 +1,8 @@
 //! Answers provider payloads with a toolbox: reads each payload in a folder
 //! (a response or a recorded stream of OpenAI Chat Completions, the
 //! Responses API, Anthropic Messages or Gemini), runs its tool calls, and
-//! writes the calls read and the replies in the provider's shape. The
+//! writes the calls read and the replies in the provider's shape, with
+//! repair notes on (each in a block of its own beside the output). The
 //! checks in `tests/wire_sdk/` feed it payloads serialized by the official
 //! SDKs and validate its replies with the same SDKs.
 //!
@@ -120,7 +121,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (input, output) = (Path::new(&input), Path::new(&output));
     fs::create_dir_all(output.join("calls"))?;
     fs::create_dir_all(output.join("replies"))?;
-    let mut toolbox = Toolbox::new();
+    let mut toolbox = Toolbox::new().with_repair_notes(true);
     toolbox.add(SearchCode)?.add(GetWeather)?;
     let mut names: Vec<String> = fs::read_dir(input)?
         .map(|entry| entry.map(|e| e.file_name().to_string_lossy().into_owned()))
@@ -139,6 +140,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "ran"
             };
             println!("{name}: {} {what}: {}", result.name, message.text);
+            if let Some(note) = &message.note {
+                println!("{name}: {} note: {note}", result.name);
+            }
         }
         fs::write(
             output.join("calls").join(name),

@@ -404,8 +404,9 @@ async fn a_toolbox_policy_applies_to_every_tool() {
             .collect::<Vec<_>>(),
         [RepairRule::NumberText, RepairRule::BoolText]
     );
-    let note = Toolbox::new().with_repair_notes(true).message(&result);
-    assert!(note.text.ends_with("(Note: /days was sent as a string and read as a number; send a number; /metric was sent as a string and read as a boolean; send true or false.)"), "{}", note.text);
+    let message = Toolbox::new().with_repair_notes(true).message(&result);
+    assert_eq!(message.text, "Oslo 2 true");
+    assert_eq!(message.note.as_deref(), Some("(Note: /days was sent as a string and read as a number; send a number; /metric was sent as a string and read as a boolean; send true or false.)"));
 }
 
 /// Calls the original schema refuses, which a reading of it that dropped

@@ -239,19 +239,25 @@ async fn repair_notes_follow_the_toolbox() {
     let noted = on.call(request("search_code", near.clone())).await.unwrap();
     assert_eq!(
         wire(&noted),
-        json!({"content": [{"type": "text", "text": format!("basket in dotnet/eshop\n{}", note("/data_source_names"))}]})
+        json!({"content": [
+            {"type": "text", "text": "basket in dotnet/eshop"},
+            {"type": "text", "text": note("/data_source_names")}
+        ]})
     );
     let direct = on
         .toolbox()
         .call(ToolCall::new("1", "search_code", near))
         .await;
+    let message = on.toolbox().message(&direct);
+    assert_eq!(noted.content[0].as_text().unwrap().text, message.text);
     assert_eq!(
-        noted.content[0].as_text().unwrap().text,
-        on.toolbox().message(&direct).text
+        noted.content[1].as_text().unwrap().text,
+        message.note.unwrap()
     );
 
-    // With an output schema: the note goes in the text, the structured
-    // content is the output alone.
+    // With an output schema: the output's JSON is the first block, as
+    // without a repair, the note a second, and the structured content is
+    // the output alone.
     let near = json!({"words": "a"});
     let plain = off.call(request("tally", near.clone())).await.unwrap();
     assert_eq!(
@@ -262,7 +268,10 @@ async fn repair_notes_follow_the_toolbox() {
     assert_eq!(
         wire(&noted),
         json!({
-            "content": [{"type": "text", "text": format!("{{\"hits\":1}}\n{}", note("/words"))}],
+            "content": [
+                {"type": "text", "text": "{\"hits\":1}"},
+                {"type": "text", "text": note("/words")}
+            ],
             "structuredContent": {"hits": 1}
         })
     );

@@ -555,8 +555,68 @@ async fn tool_errors_and_panics_reach_the_model_as_canon_says_them() {
         tool_text(&requests[2], "call_2"),
         "The tool `explode` failed unexpectedly."
     );
-    // With repair notes, the result says what to send next time.
+    // With repair notes, the result says what to send next time. canon
+    // hands rig the output and the note as two text blocks (below); rig's
+    // Chat Completions encoder joins a result's text blocks into one string
+    // unless the wire is built `with_tool_result_array_content`.
     insta::assert_snapshot!("repair_note", tool_text(&requests[3], "call_3"));
+}
+
+#[tokio::test]
+async fn a_repaired_result_is_the_output_then_the_note_in_blocks_of_their_own() {
+    let mut toolbox = Toolbox::new().with_repair_notes(true);
+    toolbox.add(SearchCode).unwrap();
+    let tools = rig::tools(toolbox).unwrap();
+    let texts = |output: &rig_core::tool::ToolOutput| -> Vec<String> {
+        output
+            .as_content()
+            .iter()
+            .map(|block| block.as_text().expect("a text block").to_owned())
+            .collect()
+    };
+    let exact = tools[0]
+        .execute(json!({"data_source_names": ["a/b"], "query": "q"}))
+        .await
+        .unwrap();
+    let near = tools[0]
+        .execute(json!({"data_source_names": "a/b", "query": "q"}))
+        .await
+        .unwrap();
+    assert_eq!(texts(&exact), ["10 hits for q in a/b"]);
+    assert_eq!(
+        texts(&near),
+        [
+            "10 hits for q in a/b",
+            "(Note: /data_source_names was sent as a string and read as a one-element array; send an array.)"
+        ]
+    );
+
+    // Where rig's wire sends content parts, the model reads them apart.
+    let http = ScriptedOpenAi::new([
+        calls(
+            "call_1",
+            "search_code",
+            json!({"data_source_names": "a/b", "query": "q"}),
+        ),
+        answers("ok"),
+    ]);
+    let chat = OpenAIConfig::new("sk-test")
+        .chat("gpt-4o-mini")
+        .with_tool_result_array_content();
+    let agent = AgentBuilder::new(Model::new(chat, http.clone()))
+        .dynamic_tools(tools)
+        .build();
+    assert_eq!(
+        agent.prompt("Go.").max_turns(2).await.unwrap().output(),
+        "ok"
+    );
+    assert_eq!(
+        tool_message(&http.requests()[1], "call_1")["content"],
+        json!([
+            {"type": "text", "text": "10 hits for q in a/b"},
+            {"type": "text", "text": "(Note: /data_source_names was sent as a string and read as a one-element array; send an array.)"}
+        ])
+    );
 }
 
 #[tokio::test]

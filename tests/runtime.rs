@@ -729,6 +729,12 @@ fn output_toolbox(limits: Limits) -> Toolbox {
     toolbox
 }
 
+/// What the model is shown of `result`: the output, and canon's note.
+fn shown(toolbox: &Toolbox, result: &canon::toolbox::CallResult) -> (String, Option<String>) {
+    let message = toolbox.message(result);
+    (message.text, message.note)
+}
+
 fn small(max_output_bytes: usize) -> Limits {
     Limits {
         max_output_bytes,
@@ -740,13 +746,15 @@ fn small(max_output_bytes: usize) -> Limits {
 async fn a_long_output_is_cut_for_the_model_and_kept_whole_for_the_caller() {
     let toolbox = output_toolbox(Limits::default());
     let result = toolbox.call(call("big")).await;
-    let text = toolbox.message(&result).text;
-    let marker = "\n[canon: output truncated to its first 65536 of 1048576 bytes]";
-    assert_eq!(text.len(), 65536 + marker.len());
-    assert!(text.starts_with(&"a".repeat(65536)));
-    assert!(text.ends_with(marker), "{}", &text[65530..]);
+    let message = toolbox.message(&result);
+    // The output's first bytes, as they are; the marker beside them.
+    assert_eq!(message.text, "a".repeat(65536));
+    assert_eq!(
+        message.note.as_deref(),
+        Some("[canon: output truncated to its first 65536 of 1048576 bytes]")
+    );
     // `to_message` bounds by the default limits too.
-    assert_eq!(result.to_message(false).text, text);
+    assert_eq!(result.to_message(false), message);
     // The caller has it all.
     assert_eq!(result.outcome, ran(json!("a".repeat(1 << 20))));
 }
@@ -756,13 +764,19 @@ async fn a_cut_never_splits_a_character() {
     let toolbox = output_toolbox(small(5));
     let result = toolbox.call(call("accents")).await;
     assert_eq!(
-        toolbox.message(&result).text,
-        "éé\n[canon: output truncated to its first 4 of 20 bytes]"
+        shown(&toolbox, &result),
+        (
+            "éé".into(),
+            Some("[canon: output truncated to its first 4 of 20 bytes]".into())
+        )
     );
     let toolbox = output_toolbox(small(6));
     assert_eq!(
-        toolbox.message(&result).text,
-        "ééé\n[canon: output truncated to its first 6 of 20 bytes]"
+        shown(&toolbox, &result),
+        (
+            "ééé".into(),
+            Some("[canon: output truncated to its first 6 of 20 bytes]".into())
+        )
     );
 }
 
@@ -772,20 +786,26 @@ async fn a_configured_limit_bounds_json_output_and_text_within_it_is_as_sent() {
     let result = toolbox.call(call("numbers")).await;
     let json = serde_json::to_string(&(0..100).collect::<Vec<u32>>()).unwrap();
     assert_eq!(
-        toolbox.message(&result).text,
-        format!(
-            "[0,1,2,3,4\n[canon: output truncated to its first 10 of {} bytes]",
-            json.len()
+        shown(&toolbox, &result),
+        (
+            "[0,1,2,3,4".into(),
+            Some(format!(
+                "[canon: output truncated to its first 10 of {} bytes]",
+                json.len()
+            ))
         )
     );
     // Output within the limit is shown as it is, lines and all.
     let result = toolbox.call(call("lines")).await;
     let toolbox = output_toolbox(small(13));
-    assert_eq!(toolbox.message(&result).text, "one\ntwo\nthree");
+    assert_eq!(shown(&toolbox, &result), ("one\ntwo\nthree".into(), None));
     let toolbox = output_toolbox(small(12));
     assert_eq!(
-        toolbox.message(&result).text,
-        "one\ntwo\nthre\n[canon: output truncated to its first 12 of 13 bytes]"
+        shown(&toolbox, &result),
+        (
+            "one\ntwo\nthre".into(),
+            Some("[canon: output truncated to its first 12 of 13 bytes]".into())
+        )
     );
 }
 

@@ -264,13 +264,16 @@ async fn repair_notes_teach_the_model_the_shape() {
             json!({"data_source_names": "r", "query": "q"}),
         ))
         .await;
+    // The output as the tool gave it, parseable; the note beside it.
+    let message = toolbox.message(&result);
+    assert_eq!(message.text, "[{\"repo\":\"r\",\"path\":\"src/q.cs\"}]");
     assert_eq!(
-        toolbox.message(&result).text,
-        "[{\"repo\":\"r\",\"path\":\"src/q.cs\"}]\n\
-         (Note: /data_source_names was sent as a string and read as a one-element array; send an array.)"
+        message.note.as_deref(),
+        Some("(Note: /data_source_names was sent as a string and read as a one-element array; send an array.)")
     );
-    let plain = crate::toolbox();
-    assert!(!plain.message(&result).text.contains("Note"));
+    assert_eq!(message.blocks().count(), 2);
+    let plain = crate::toolbox().message(&result);
+    assert_eq!((plain.text, plain.note), (message.text, None));
 }
 
 // On the paused clock: the timeout fires only if the two calls wait on

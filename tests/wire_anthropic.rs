@@ -248,6 +248,7 @@ fn a_tool_result_is_the_block_the_api_takes() {
         id: "toolu_01".into(),
         name: "ping".into(),
         text: "pong".into(),
+        note: None,
         is_error: false,
     };
     assert_eq!(
@@ -255,6 +256,7 @@ fn a_tool_result_is_the_block_the_api_takes() {
         json!({"type": "tool_result", "tool_use_id": "toolu_01", "content": "pong"})
     );
     let failed = ToolMessage {
+        note: None,
         is_error: true,
         ..ran.clone()
     };

@@ -428,7 +428,7 @@ async fn the_responses_loop_answers_each_call_as_the_value_path_does() {
         assert_eq!(&InputItem::from(message), output);
         assert_eq!(
             to_json(&FunctionCallOutputItemParam::from(message)),
-            json!({"call_id": message.id, "output": message.text})
+            json!({"call_id": message.id, "output": openai::function_call_output(message)["output"]})
         );
     }
     let request = CreateResponse {
@@ -459,9 +459,10 @@ proptest! {
         id in prop_oneof![Just(String::new()), "call_[A-Za-z0-9]{1,24}", any::<String>()],
         name in any::<String>(),
         text in prop_oneof![any::<String>(), "[\\[\\]{}\":,\\\\ a-z]{0,40}", Just("{\"type\": \"message\"}".to_owned())],
+        note in proptest::option::of(any::<String>()),
         is_error in any::<bool>(),
     ) {
-        let message = ToolMessage { id, name, text, is_error };
+        let message = ToolMessage { id, name, text, note, is_error };
         let chat = aoai::tool_message(&message);
         prop_assert_eq!(to_json(&chat), openai::tool_message(&message));
         prop_assert_eq!(typed::<ChatCompletionRequestMessage>(&to_json(&chat)), chat);

@@ -212,6 +212,7 @@ fn the_output_is_the_json_the_text_is_or_else_the_text() {
             id: "fc-1".into(),
             name: "t".into(),
             text: text.into(),
+            note: None,
             is_error: false,
         })["functionResponse"]["response"]["output"]
             .clone()
@@ -242,6 +243,7 @@ fn a_function_response_is_the_part_the_api_takes() {
         id: "fc-1".into(),
         name: "ping".into(),
         text: "pong".into(),
+        note: None,
         is_error: false,
     };
     assert_eq!(
@@ -250,6 +252,7 @@ fn a_function_response_is_the_part_the_api_takes() {
     );
     let error = ToolMessage {
         id: "canon:call:0".into(),
+        note: None,
         is_error: true,
         ..message.clone()
     };
@@ -503,6 +506,7 @@ fn generated_responses_never_panic_and_every_function_call_part_is_a_call() {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 text: "ok".into(),
+                note: None,
                 is_error: false,
             });
             assert!(part["functionResponse"]["response"].is_object());

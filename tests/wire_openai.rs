@@ -283,6 +283,7 @@ fn a_failed_call_is_said_in_its_text_only() {
         id: "call_1".into(),
         name: "forecast".into(),
         text: "The call to `forecast` was not run.".into(),
+        note: None,
         is_error: true,
     };
     assert_eq!(

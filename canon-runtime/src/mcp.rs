@@ -29,7 +29,7 @@ use crate::bind::policy::Policy;
 use crate::export::{Dialect, ExportError};
 use crate::feedback::BindError;
 use crate::repair::Repair;
-use crate::toolbox::{ToolCall, ToolOutcome, Toolbox};
+use crate::toolbox::{ToolCall, ToolMessage, ToolOutcome, Toolbox};
 
 /// A [`Toolbox`] served over MCP.
 ///
@@ -163,10 +163,13 @@ impl McpServer {
         &self.toolbox
     }
 
-    /// Answers a `tools/call`. The text content is the toolbox's message
-    /// for the call ([`Toolbox::message`]), so it ends with a repair note
-    /// when the toolbox was built with [`with_repair_notes(true)`]; a tool whose
-    /// output is an object also gets its output as `structuredContent`.
+    /// Answers a `tools/call`. The first text content block is the tool's
+    /// output, exactly as [`Toolbox::message`] renders it (a string as
+    /// returned, any other value as JSON); canon's note, when there is one
+    /// (a repair note, with [`with_repair_notes(true)`], or a truncation
+    /// marker), is a second text block, never appended to the output. A
+    /// tool whose output is an object also gets its output as
+    /// `structuredContent`, unchanged.
     /// Every other outcome (a call canon cannot bind, a tool that failed,
     /// panicked, timed out or lacked its context) is a result with `isError: true`
     /// whose only content is canon's feedback as text: no
@@ -194,7 +197,7 @@ impl McpServer {
         Ok(match result.outcome {
             ToolOutcome::Ran { output, .. } => {
                 let structured = self.structured.contains(&result.name).then_some(output);
-                success(message.text, structured)
+                success(&message, structured)
             }
             _ => error_result(message.text),
         })
@@ -210,11 +213,16 @@ impl std::fmt::Debug for McpServer {
     }
 }
 
-/// A successful `CallToolResult`: the text, and the structured content when
-/// the tool declares an output schema (built through its serde form, which
-/// is the protocol's and stays stable across rmcp's constructors).
-fn success(text: String, structured: Option<Value>) -> CallToolResult {
-    let mut result = json!({"content": [{"type": "text", "text": text}]});
+/// A successful `CallToolResult`: the output as the first text block, the
+/// note (if any) as a second, and the structured content when the tool
+/// declares an output schema (built through its serde form, which is the
+/// protocol's and stays stable across rmcp's constructors).
+fn success(message: &ToolMessage, structured: Option<Value>) -> CallToolResult {
+    let content: Vec<Value> = message
+        .blocks()
+        .map(|text| json!({"type": "text", "text": text}))
+        .collect();
+    let mut result = json!({ "content": content });
     if let Some(structured) = structured {
         result["structuredContent"] = structured;
     }

@@ -27,9 +27,11 @@
 //!
 //! # What the model reads
 //! Every result is the toolbox's message for the call
-//! ([`Toolbox::message`]): a successful call answers with its text (and a
+//! ([`Toolbox::message`]): a successful call answers with its output as a
+//! text block, and canon's [`note`](crate::toolbox::ToolMessage::note) (a
 //! repair note when the toolbox was built
-//! [`with_repair_notes(true)`](Toolbox::with_repair_notes)); any other
+//! [`with_repair_notes(true)`](Toolbox::with_repair_notes), a truncation
+//! marker) as a second text block, never inside the output; any other
 //! outcome is a [`ToolExecutionError`] whose model-visible output is that
 //! text, so rig sends it as an error result:
 //!
@@ -39,6 +41,12 @@
 //! | the tool failed or panicked | `other` |
 //! | timed out | `timeout` |
 //! | no such tool | `not_found` |
+//!
+//! How the blocks reach a provider is rig's encoder's choice: its OpenAI
+//! Chat Completions encoder joins a result's text blocks into one string,
+//! separated by a newline, unless the wire is built
+//! `.with_tool_result_array_content()`, which sends them as content parts
+//! (so a tool's JSON output stays parseable there too).
 //!
 //! The error's operator-facing [`message`](ToolExecutionError::message) is
 //! the same text, except for a tool that failed: there it is the tool's own
@@ -83,12 +91,12 @@
 
 use std::sync::Arc;
 
-use rig_core::message::ToolName;
+use rig_core::message::{ToolName, ToolResultContent};
 use rig_core::tool::{DynamicTool, ToolContext, ToolExecutionError, ToolOutput};
 use serde_json::Value;
 
 use crate::export::{Dialect, ExportError};
-use crate::toolbox::{CallContext, CallResult, ToolCall, ToolOutcome, Toolbox};
+use crate::toolbox::{CallContext, CallResult, ToolCall, ToolMessage, ToolOutcome, Toolbox};
 
 /// The id of every call the toolbox runs for rig: rig does not tell a tool
 /// its call's id, so canon's call span carries this one (rig's own tool
@@ -265,9 +273,16 @@ fn dynamic_tool(
 /// What rig hands the model for `result`: the toolbox's message, as the
 /// tool's output or as its error's model-visible output.
 fn answer(toolbox: &Toolbox, result: &CallResult) -> Result<ToolOutput, ToolExecutionError> {
-    let text = toolbox.message(result).text;
+    let ToolMessage { text, note, .. } = toolbox.message(result);
     match &result.outcome {
-        ToolOutcome::Ran { .. } => Ok(ToolOutput::text(text)),
+        ToolOutcome::Ran { .. } => Ok(match note {
+            None => ToolOutput::text(text),
+            Some(note) => {
+                let blocks = vec![ToolResultContent::text(text), ToolResultContent::text(note)];
+                // rig refuses only an empty list of blocks.
+                ToolOutput::content(blocks).unwrap_or_else(|_| ToolOutput::text(""))
+            }
+        }),
         ToolOutcome::Rejected(_) => Err(ToolExecutionError::invalid_args(text)),
         ToolOutcome::Failed { message } => {
             Err(ToolExecutionError::other(message.clone()).with_model_feedback(text))

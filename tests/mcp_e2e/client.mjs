@@ -51,18 +51,23 @@ assert.equal(
 );
 ok("rejected call to a tool with an output schema");
 
-// The server's toolbox has repair notes on: a repaired call's text ends
-// with one line saying what to send instead.
+// The server's toolbox has repair notes on: a repaired call's result is
+// the tool's output, unaltered, then a second text block saying what to
+// send instead.
 const note = (pointer) =>
   `(Note: ${pointer} was sent as a string and read as a one-element array; send an array.)`;
+const noteBlock = (pointer) => ({ type: "text", text: note(pointer) });
 
-// The dotnet/eshop near miss binds, and is the exact call plus the note.
+// The dotnet/eshop near miss binds: its first block is the exact call's
+// JSON, byte for byte, and parses; the note is the second block.
 const exact = await call("search_code", { data_source_names: ["dotnet/eshop"], query: "basket" });
 const near = await call("search_code", { data_source_names: "dotnet/eshop", query: "basket" });
 assert.equal(near.isError ?? false, false);
+assert.equal(exact.content.length, 1);
 assert.deepEqual(JSON.parse(exact.content[0].text), [{ repo: "dotnet/eshop", path: "src/basket.cs" }]);
-assert.deepEqual(near, { ...exact, content: [{ type: "text", text: `${exact.content[0].text}\n${note("/data_source_names")}` }] });
-ok("near miss, with its repair note");
+assert.deepEqual(JSON.parse(near.content[0].text), JSON.parse(exact.content[0].text));
+assert.deepEqual(near, { ...exact, content: [exact.content[0], noteBlock("/data_source_names")] });
+ok("near miss: the output as the exact call's, the repair note in a block of its own");
 
 // A missing required parameter: isError, canon's feedback (the pointer) as
 // text, and nothing else, here too.
@@ -88,8 +93,8 @@ const nested = await call("create_issue", { repo: "dotnet/eshop", issue: { title
 const opened = 'opened "Flaky" in dotnet/eshop with labels [bug]';
 assert.equal(nested.isError ?? false, false);
 assert.deepEqual(nestedExact, { content: [{ type: "text", text: opened }] });
-assert.deepEqual(nested, { content: [{ type: "text", text: `${opened}\n${note("/issue/labels")}` }] });
-ok("nested near miss, with its repair note");
+assert.deepEqual(nested, { content: [{ type: "text", text: opened }, noteBlock("/issue/labels")] });
+ok("nested near miss, with its repair note in a block of its own");
 
 // Structured output, validated by the SDK against the outputSchema.
 const stats = await call("repo_stats", { repo: "dotnet/eshop" });
@@ -113,7 +118,7 @@ const results = await Promise.all(
   Array.from({ length: 100 }, (_, i) => call("create_issue", { repo: "r", issue: { title: `t${i}`, labels: "bug" } })),
 );
 results.forEach((r, i) =>
-  assert.equal(r.content[0].text, `opened "t${i}" in r with labels [bug]\n${note("/issue/labels")}`),
+  assert.deepEqual(r.content, [{ type: "text", text: `opened "t${i}" in r with labels [bug]` }, noteBlock("/issue/labels")]),
 );
 const after = rss();
 assert.ok(after - before <= BOUND_KB, `server memory grew by ${after - before} kB (bound ${BOUND_KB} kB)`);

@@ -73,13 +73,19 @@ async def main():
                 checks.append("rejected call to a tool with an output schema")
 
                 # The server's toolbox has repair notes on: a repaired call's
-                # text ends with one line saying what to send instead.
+                # result is the tool's output, unaltered, then a second text
+                # block saying what to send instead.
                 exact = await session.call_tool("search_code", {"data_source_names": ["dotnet/eshop"], "query": "basket"})
                 near = await session.call_tool("search_code", {"data_source_names": "dotnet/eshop", "query": "basket"})
                 assert not near.is_error
+                assert len(exact.content) == 1, exact.content
                 assert json.loads(exact.content[0].text) == [{"repo": "dotnet/eshop", "path": "src/basket.cs"}]
-                assert near.content[0].text == exact.content[0].text + "\n" + note("/data_source_names"), near.content
-                checks.append("near miss, with its repair note")
+                assert len(near.content) == 2, near.content
+                assert json.loads(near.content[0].text) == json.loads(exact.content[0].text), near.content
+                assert near.content[0].text == exact.content[0].text, near.content
+                assert near.content[1].type == "text", near.content
+                assert near.content[1].text == note("/data_source_names"), near.content
+                checks.append("near miss: the output as the exact call's, the repair note in a block of its own")
 
                 missing = await session.call_tool("search_code", {"data_source_names": ["dotnet/eshop"]})
                 assert missing.is_error is True
@@ -103,10 +109,11 @@ async def main():
                     "create_issue", {"repo": "dotnet/eshop", "issue": {"title": "Flaky", "labels": "bug"}}
                 )
                 assert not nested.is_error
-                assert nested.content[0].text == (
-                    'opened "Flaky" in dotnet/eshop with labels [bug]\n' + note("/issue/labels")
-                ), nested.content
-                checks.append("nested near miss, with its repair note")
+                assert [(c.type, c.text) for c in nested.content] == [
+                    ("text", 'opened "Flaky" in dotnet/eshop with labels [bug]'),
+                    ("text", note("/issue/labels")),
+                ], nested.content
+                checks.append("nested near miss, with its repair note in a block of its own")
         await tolerant_router(checks, devnull)
     for check in checks:
         print(f"ok   python sdk: {check}")

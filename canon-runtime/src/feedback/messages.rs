@@ -13,40 +13,11 @@ use crate::repair::{Repair, RepairRule};
 /// How the message of a [`ToolOutcome::Failed`](crate::toolbox::ToolOutcome::Failed) for a panic begins.
 pub(crate) const PANICKED: &str = "the tool panicked: ";
 
-/// What text [`shown`] bounds.
-#[derive(Clone, Copy)]
-pub(crate) enum Shown {
-    /// A tool's output: shown as it is (several lines are legitimate).
-    Output,
-    /// A tool's error text: escaped onto one line, so that it cannot forge
-    /// structure in the model's context.
-    Error,
-}
-
-/// `text` as the model is shown it: at most `max` bytes (cut at a
-/// character boundary, and for escaped text between escapes), followed on
-/// its own line by a marker saying how many of its bytes were shown.
-pub(crate) fn shown(text: &str, max: usize, kind: Shown) -> String {
-    let what = match kind {
-        Shown::Output => "output",
-        Shown::Error => "error text",
-    };
-    let marker = |kept: usize| {
-        format!(
-            "\n[canon: {what} truncated to its first {kept} of {} bytes]",
-            text.len()
-        )
-    };
-    if let Shown::Output = kind {
-        if text.len() <= max {
-            return text.to_owned();
-        }
-        let mut cut = max;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        return format!("{}{}", &text[..cut], marker(cut));
-    }
+/// A tool's error text as the model is shown it: escaped onto one line,
+/// so that it cannot forge structure in the model's context, at most `max`
+/// bytes (cut at a character boundary between escapes), followed on its own
+/// line by a marker saying how many of its bytes were shown.
+pub(crate) fn shown(text: &str, max: usize) -> String {
     // Escaping only lengthens text: text that fits escaped fits as sent.
     if text.len() <= max {
         let escaped = super::visible(text.to_owned());
@@ -69,8 +40,28 @@ pub(crate) fn shown(text: &str, max: usize, kind: Shown) -> String {
         }
         kept = at + c.len_utf8();
     }
-    out.push_str(&marker(kept));
+    out.push('\n');
+    out.push_str(&marker("error text", kept, text.len()));
     out
+}
+
+/// The marker saying that only `kept` of a text's `len` bytes were shown.
+fn marker(what: &str, kept: usize, len: usize) -> String {
+    format!("[canon: {what} truncated to its first {kept} of {len} bytes]")
+}
+
+/// How much of a tool's output text is shown: the length of its first
+/// `max` bytes at most (cut at a character boundary), and the marker saying
+/// so when it was cut.
+fn cut(text: &str, max: usize) -> (usize, Option<String>) {
+    if text.len() <= max {
+        return (text.len(), None);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (end, Some(marker("output", end, text.len())))
 }
 
 /// A duration as a person writes it: `500 ms`, `30 s`, `1.5 s`, `2 min`.
@@ -138,25 +129,36 @@ pub(crate) fn repair_note(repairs: &[Repair]) -> String {
     format!("(Note: {}.)", parts.join("; "))
 }
 
-/// A tool's output as the model reads it: a string as it is, anything else
-/// as JSON, at most `max` bytes; with `notes`, the repairs the call needed.
-pub(crate) fn output(output: &Value, notes: Option<&[Repair]>, max: usize) -> String {
-    let mut text = match output {
-        Value::String(s) => shown(s, max, Shown::Output),
+/// A tool's output as the model reads it, and what canon says beside it.
+///
+/// The output is a string as it is, anything else as JSON, at most `max`
+/// bytes: never anything but the output's own bytes, so that text a
+/// client parses (a tool's JSON) stays parseable. The note, for a block of
+/// its own after the output, says on one line each that the output was
+/// cut, and, with `notes`, which repairs the call needed.
+pub(crate) fn output(
+    output: &Value,
+    notes: Option<&[Repair]>,
+    max: usize,
+) -> (String, Option<String>) {
+    let (text, cut) = match output {
+        Value::String(s) => {
+            let (end, cut) = cut(s, max);
+            (s[..end].to_owned(), cut)
+        }
         other => {
-            let json = other.to_string();
-            if json.len() <= max {
-                json
-            } else {
-                shown(&json, max, Shown::Output)
-            }
+            let mut json = other.to_string();
+            let (end, cut) = cut(&json, max);
+            json.truncate(end);
+            (json, cut)
         }
     };
-    if let Some(repairs) = notes.filter(|r| !r.is_empty()) {
-        text.push('\n');
-        text.push_str(&repair_note(repairs));
-    }
-    text
+    let repairs = notes.filter(|r| !r.is_empty()).map(repair_note);
+    let note = match (cut, repairs) {
+        (Some(cut), Some(repairs)) => Some(format!("{cut}\n{repairs}")),
+        (cut, repairs) => cut.or(repairs),
+    };
+    (text, note)
 }
 
 /// A tool that panicked, without the panic's text.
@@ -170,7 +172,7 @@ pub(crate) fn failed(tool: &str, message: &str, max: usize) -> String {
     format!(
         "The tool `{}` failed: {}",
         name_preview(tool),
-        shown(message, max, Shown::Error)
+        shown(message, max)
     )
 }
 

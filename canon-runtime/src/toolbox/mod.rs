@@ -347,22 +347,66 @@ pub struct CallResult {
     pub outcome: ToolOutcome,
 }
 
-/// A tool result as a model expects it: text and an error flag.
+/// A tool result as a model expects it: the text, canon's note beside it,
+/// and an error flag.
+///
+/// For a call that ran, `text` is the tool's output and nothing else: a
+/// string as the tool returned it, any other value as JSON (at most the
+/// toolbox's [`Limits::max_output_bytes`], a prefix when longer). What
+/// canon has to say about it (that the output was cut, which repairs the
+/// call needed) is the `note`, which every wire format canon writes sends
+/// as a content block of its own after the output, never inside it: a
+/// client that parses a tool's JSON output parses it whether the call was
+/// exact or repaired. For any other outcome, `text` is canon's feedback
+/// and there is no note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolMessage {
     /// The call's id.
     pub id: String,
     /// The tool called (Gemini answers a call by the tool's name).
     pub name: String,
-    /// The text for the model.
+    /// The text for the model: the tool's output, or canon's feedback for
+    /// a call that did not run successfully.
     pub text: String,
+    /// What canon tells the model beside the output, one line each: that
+    /// the output was truncated (`[canon: output truncated to its first N
+    /// of M bytes]`), and, with [`Toolbox::with_repair_notes`], the repairs
+    /// the call needed (`(Note: /x was sent as a string and read as a
+    /// one-element array; send an array.)`). `None` when there is nothing
+    /// to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// True when the call did not run successfully.
     pub is_error: bool,
 }
 
+impl ToolMessage {
+    /// The message's content blocks, in the order a model is sent them:
+    /// the text, then the note when there is one.
+    ///
+    /// ```
+    /// use canon::toolbox::ToolMessage;
+    ///
+    /// let message = ToolMessage {
+    ///     id: "call_1".into(),
+    ///     name: "search".into(),
+    ///     text: r#"["dotnet/eshop"]"#.into(),
+    ///     note: Some("(Note: /repos was sent as a string and read as a one-element array; send an array.)".into()),
+    ///     is_error: false,
+    /// };
+    /// let blocks: Vec<&str> = message.blocks().collect();
+    /// assert_eq!(blocks.len(), 2);
+    /// assert_eq!(blocks[0], r#"["dotnet/eshop"]"#);
+    /// ```
+    pub fn blocks(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.text.as_str()).chain(self.note.as_deref())
+    }
+}
+
 impl CallResult {
     /// The message for the model; with `repair_notes`, a successful result
-    /// that needed repairs ends with one line saying what to send instead.
+    /// that needed repairs has a [`note`](ToolMessage::note) saying what to
+    /// send instead.
     /// A tool that panicked is said to have failed unexpectedly, without
     /// the panic's text (which [`Toolbox::message`] shows only with
     /// [`Toolbox::with_panic_messages`]).
@@ -383,30 +427,32 @@ impl CallResult {
         panic_messages: bool,
         max_output_bytes: usize,
     ) -> ToolMessage {
-        let text = match &self.outcome {
+        let feedback = |text: String| (text, None);
+        let (text, note) = match &self.outcome {
             ToolOutcome::Ran { output, repairs } => messages::output(
                 output,
                 repair_notes.then_some(&repairs[..]),
                 max_output_bytes,
             ),
-            ToolOutcome::Rejected(error) => error.to_string(),
+            ToolOutcome::Rejected(error) => feedback(error.to_string()),
             ToolOutcome::Failed { message } if !panic_messages && message.starts_with(PANICKED) => {
-                messages::failed_unexpectedly(&self.name)
+                feedback(messages::failed_unexpectedly(&self.name))
             }
             ToolOutcome::Failed { message } => {
-                messages::failed(&self.name, message, max_output_bytes)
+                feedback(messages::failed(&self.name, message, max_output_bytes))
             }
-            ToolOutcome::TimedOut { after } => messages::timed_out(&self.name, *after),
+            ToolOutcome::TimedOut { after } => feedback(messages::timed_out(&self.name, *after)),
             ToolOutcome::NoSuchTool {
                 name,
                 closest,
                 available,
-            } => messages::no_such_tool(name, closest.as_deref(), available),
+            } => feedback(messages::no_such_tool(name, closest.as_deref(), available)),
         };
         ToolMessage {
             id: self.id.clone(),
             name: self.name.clone(),
             text,
+            note,
             is_error: self.outcome.is_error(),
         }
     }
@@ -886,8 +932,10 @@ impl Toolbox {
     ///
     /// At most [`Limits::max_output_bytes`] of the toolbox's
     /// [`limits`](Self::with_limits) of the tool's output, or of its error text,
-    /// are shown; longer text is cut at a character boundary and followed,
-    /// on its own line, by a marker saying how much was shown. The tool's
+    /// are shown; longer text is cut at a character boundary. A cut output
+    /// is said so in the message's [`note`](ToolMessage::note), beside the
+    /// output, never inside it; a cut error text is followed, on its own
+    /// line, by a marker saying how much was shown. The tool's
     /// error text is also escaped onto one line (control characters and
     /// line or paragraph separators as `\n`, `\u{2028}`...), so that it
     /// cannot pose as the start of another message. The [`CallResult`]
@@ -906,9 +954,11 @@ impl Toolbox {
     /// toolbox.add(ReadLog).unwrap();
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let result = toolbox.call(ToolCall::new("1", "read_log", "{}")).await;
+    /// let message = toolbox.message(&result);
+    /// assert_eq!(message.text, "line\nline\nli");
     /// assert_eq!(
-    ///     toolbox.message(&result).text,
-    ///     "line\nline\nli\n[canon: output truncated to its first 12 of 50 bytes]"
+    ///     message.note.as_deref(),
+    ///     Some("[canon: output truncated to its first 12 of 50 bytes]")
     /// );
     /// # });
     /// ```

@@ -212,8 +212,11 @@ fn missing_id(position: usize, given: &HashSet<&str>) -> String {
 /// `is_error: true` when the call did not run successfully, left out
 /// otherwise (the API reads a missing `is_error` as `false`).
 ///
-/// The content is the message's text: the tool's output, or canon's
-/// feedback for a call it refused.
+/// The content is the message's text as a string: the tool's output, or
+/// canon's feedback for a call it refused. A message with a
+/// [`note`](ToolMessage::note) (a repair note, a truncation marker) has
+/// two text blocks instead, the output and then the note, so the output
+/// reaches the model exactly as the tool gave it.
 ///
 /// ```
 /// use canon::anthropic;
@@ -224,6 +227,7 @@ fn missing_id(position: usize, given: &HashSet<&str>) -> String {
 ///     id: "toolu_01".into(),
 ///     name: "weather".into(),
 ///     text: "The tool `weather` failed: the service is down".into(),
+///     note: None,
 ///     is_error: true,
 /// };
 /// assert_eq!(
@@ -231,12 +235,32 @@ fn missing_id(position: usize, given: &HashSet<&str>) -> String {
 ///     json!({"type": "tool_result", "tool_use_id": "toolu_01",
 ///            "content": "The tool `weather` failed: the service is down", "is_error": true})
 /// );
+///
+/// let repaired = ToolMessage {
+///     id: "toolu_02".into(),
+///     name: "weather".into(),
+///     text: r#"{"sky":"clear"}"#.into(),
+///     note: Some("(Note: /cities was sent as a string and read as a one-element array; send an array.)".into()),
+///     is_error: false,
+/// };
+/// assert_eq!(
+///     anthropic::tool_result(&repaired)["content"],
+///     json!([{"type": "text", "text": r#"{"sky":"clear"}"#},
+///            {"type": "text", "text": repaired.note.as_deref().unwrap()}])
+/// );
 /// ```
 pub fn tool_result(message: &ToolMessage) -> Value {
     let mut block = Map::new();
     block.insert("type".into(), "tool_result".into());
     block.insert("tool_use_id".into(), message.id.clone().into());
-    block.insert("content".into(), message.text.clone().into());
+    let content = match &message.note {
+        None => message.text.clone().into(),
+        Some(_) => message
+            .blocks()
+            .map(|text| json!({"type": "text", "text": text}))
+            .collect(),
+    };
+    block.insert("content".into(), content);
     if message.is_error {
         block.insert("is_error".into(), true.into());
     }
@@ -256,6 +280,7 @@ pub fn tool_result(message: &ToolMessage) -> Value {
 ///     id: id.into(),
 ///     name: "weather".into(),
 ///     text: "sunny".into(),
+///     note: None,
 ///     is_error: false,
 /// };
 /// let message = anthropic::user_message(&[answer("toolu_01"), answer("toolu_02")]);

@@ -243,8 +243,11 @@ fn synthesized_id(position: usize, given: &HashSet<&str>) -> String {
 /// - The output is the message's text, as a string; but text that is a
 ///   JSON object or array (a tool's structured output, as a [`Toolbox`]
 ///   renders it) is sent as that value, so Gemini reads its structure.
-///   Text with anything after the JSON (a repair note, a truncation
-///   marker) stays a string.
+///   An output cut at the toolbox's limit is no longer JSON and stays a
+///   string.
+/// - The message's [`note`](ToolMessage::note) (a repair note, a
+///   truncation marker), when there is one, is a field of its own beside
+///   the output, `{"output": ..., "note": text}`, never part of it.
 /// - `id` is the call's id, left out when it was made up
 ///   ([`is_synthesized_id`]): Gemini sent none, and matches the response by
 ///   name and order.
@@ -258,6 +261,7 @@ fn synthesized_id(position: usize, given: &HashSet<&str>) -> String {
 ///     id: "fc-1".into(),
 ///     name: "weather".into(),
 ///     text: r#"{"sky":"clear","celsius":21}"#.into(),
+///     note: None,
 ///     is_error: false,
 /// };
 /// assert_eq!(
@@ -266,10 +270,21 @@ fn synthesized_id(position: usize, given: &HashSet<&str>) -> String {
 ///            "response": {"output": {"sky": "clear", "celsius": 21}}, "id": "fc-1"}})
 /// );
 ///
+/// let repaired = ToolMessage {
+///     note: Some("(Note: /cities was sent as a string and read as a one-element array; send an array.)".into()),
+///     ..ran
+/// };
+/// assert_eq!(
+///     gemini::function_response(&repaired)["functionResponse"]["response"],
+///     json!({"output": {"sky": "clear", "celsius": 21},
+///            "note": "(Note: /cities was sent as a string and read as a one-element array; send an array.)"})
+/// );
+///
 /// let refused = ToolMessage {
 ///     id: "canon:call:0".into(),
 ///     name: "weather".into(),
 ///     text: "The call to `weather` was not run. ...".into(),
+///     note: None,
 ///     is_error: true,
 /// };
 /// assert_eq!(
@@ -282,7 +297,12 @@ pub fn function_response(message: &ToolMessage) -> Value {
     let response = if message.is_error {
         json!({ "error": message.text })
     } else {
-        json!({ "output": output(&message.text) })
+        let mut response = Map::new();
+        response.insert("output".into(), output(&message.text));
+        if let Some(note) = &message.note {
+            response.insert("note".into(), note.clone().into());
+        }
+        Value::Object(response)
     };
     let mut inner = Map::new();
     inner.insert("name".into(), message.name.clone().into());
@@ -321,6 +341,7 @@ fn output(text: &str) -> Value {
 ///     id: id.into(),
 ///     name: "weather".into(),
 ///     text: "sunny".into(),
+///     note: None,
 ///     is_error: false,
 /// };
 /// let content = gemini::user_content(&[answer("canon:call:0"), answer("canon:call:1")]);

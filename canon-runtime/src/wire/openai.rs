@@ -45,7 +45,10 @@
 //! let messages: Vec<_> = results.iter().map(|r| toolbox.message(r)).collect();
 //! let replies = openai::tool_messages(&messages);
 //! assert_eq!(replies[0]["tool_call_id"], "call_1");
-//! assert!(replies[0]["content"].as_str().unwrap().starts_with("1"));
+//! // The near miss ran: its output as sent, then canon's note in a part
+//! // of its own.
+//! assert_eq!(replies[0]["content"][0], json!({"type": "text", "text": "1"}));
+//! assert!(replies[0]["content"][1]["text"].as_str().unwrap().starts_with("(Note: /repos"));
 //! // The cut call did not run; the model is told why, and this call only.
 //! assert_eq!(replies[1]["role"], "tool");
 //! assert!(replies[1]["content"].as_str().unwrap().contains("not valid JSON"));
@@ -181,23 +184,48 @@ pub fn tool_calls(message: &Value) -> Vec<ToolCall> {
 /// its text ([`Toolbox::message`] writes it), and
 /// [`ToolMessage::is_error`] is not sent.
 ///
+/// The content is the message's text as a string. A message with a
+/// [`note`](ToolMessage::note) (a repair note, a truncation marker) sends
+/// the content-part array the API takes for tool messages instead, two
+/// `text` parts, the output and then the note, so the output reaches the
+/// model exactly as the tool gave it.
+///
 /// ```
 /// use canon::openai;
 /// use canon::toolbox::ToolMessage;
 /// use serde_json::json;
 ///
-/// let message = ToolMessage { id: "call_1".into(), name: "search".into(), text: "3 hits".into(), is_error: false };
+/// let message = ToolMessage { id: "call_1".into(), name: "search".into(), text: "3 hits".into(), note: None, is_error: false };
 /// assert_eq!(
 ///     openai::tool_message(&message),
 ///     json!({"role": "tool", "tool_call_id": "call_1", "content": "3 hits"})
+/// );
+///
+/// let noted = ToolMessage { note: Some("(Note: ...)".into()), ..message };
+/// assert_eq!(
+///     openai::tool_message(&noted)["content"],
+///     json!([{"type": "text", "text": "3 hits"}, {"type": "text", "text": "(Note: ...)"}])
 /// );
 /// ```
 pub fn tool_message(message: &ToolMessage) -> Value {
     json!({
         "role": "tool",
         "tool_call_id": message.id,
-        "content": message.text,
+        "content": content(message, "text"),
     })
+}
+
+/// A message's content: its text as a string, or, with a note, an array of
+/// parts of type `part` (`text` in Chat Completions, `input_text` in the
+/// Responses API), the output and then the note.
+fn content(message: &ToolMessage, part: &str) -> Value {
+    match &message.note {
+        None => message.text.clone().into(),
+        Some(_) => message
+            .blocks()
+            .map(|text| json!({"type": part, "text": text}))
+            .collect(),
+    }
 }
 
 /// [`tool_message`] for each message, in order: the messages to append to
@@ -311,24 +339,32 @@ pub fn function_calls(response: &Value) -> Vec<ToolCall> {
 /// `{"type": "function_call_output", "call_id": id, "output": text}`.
 ///
 /// Like Chat Completions, the Responses API has no error flag: the text
-/// says what went wrong.
+/// says what went wrong. A message with a [`note`](ToolMessage::note)
+/// sends `output` as the list the API takes instead of a string: two
+/// `input_text` items, the output and then the note.
 ///
 /// ```
 /// use canon::openai;
 /// use canon::toolbox::ToolMessage;
 /// use serde_json::json;
 ///
-/// let message = ToolMessage { id: "call_1".into(), name: "search".into(), text: "3 hits".into(), is_error: false };
+/// let message = ToolMessage { id: "call_1".into(), name: "search".into(), text: "3 hits".into(), note: None, is_error: false };
 /// assert_eq!(
 ///     openai::function_call_output(&message),
 ///     json!({"type": "function_call_output", "call_id": "call_1", "output": "3 hits"})
+/// );
+///
+/// let noted = ToolMessage { note: Some("(Note: ...)".into()), ..message };
+/// assert_eq!(
+///     openai::function_call_output(&noted)["output"],
+///     json!([{"type": "input_text", "text": "3 hits"}, {"type": "input_text", "text": "(Note: ...)"}])
 /// );
 /// ```
 pub fn function_call_output(message: &ToolMessage) -> Value {
     json!({
         "type": "function_call_output",
         "call_id": message.id,
-        "output": message.text,
+        "output": content(message, "input_text"),
     })
 }
 

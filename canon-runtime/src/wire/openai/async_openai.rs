@@ -63,7 +63,9 @@
 //! let sent = serde_json::to_value(&request)?;
 //! assert_eq!(sent["messages"][2]["role"], "tool");
 //! assert_eq!(sent["messages"][2]["tool_call_id"], "call_1");
-//! assert!(sent["messages"][2]["content"].as_str().unwrap().starts_with('1'));
+//! // The near miss's output, then canon's note in a part of its own.
+//! assert_eq!(sent["messages"][2]["content"][0]["text"], "1");
+//! assert!(sent["messages"][2]["content"][1]["text"].as_str().unwrap().starts_with("(Note: /repos"));
 //! assert!(sent["messages"][3]["content"].as_str().unwrap().contains("not valid JSON"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
@@ -150,13 +152,13 @@ use ::async_openai::types::chat::{
     ChatCompletionMessageToolCalls, ChatCompletionRequestAssistantMessage,
     ChatCompletionRequestAssistantMessageAudio, ChatCompletionRequestMessage,
     ChatCompletionRequestToolMessage, ChatCompletionRequestToolMessageContent,
-    ChatCompletionResponseMessage, ChatCompletionStreamResponseDelta, ChatCompletionTool,
-    ChatCompletionTools, CreateChatCompletionResponse, CreateChatCompletionStreamResponse,
-    FunctionObject,
+    ChatCompletionRequestToolMessageContentPart, ChatCompletionResponseMessage,
+    ChatCompletionStreamResponseDelta, ChatCompletionTool, ChatCompletionTools,
+    CreateChatCompletionResponse, CreateChatCompletionStreamResponse, FunctionObject,
 };
 use ::async_openai::types::responses::{
-    FunctionCallOutput, FunctionCallOutputItemParam, FunctionTool, FunctionToolCall, InputItem,
-    Item, OutputItem, Response, ResponseStreamEvent, Tool,
+    FunctionCallOutput, FunctionCallOutputItemParam, FunctionTool, FunctionToolCall, InputContent,
+    InputItem, Item, OutputItem, Response, ResponseStreamEvent, Tool,
 };
 use serde_json::{json, Map, Value};
 
@@ -262,7 +264,7 @@ pub fn tool_calls<T: ChatToolCalls + ?Sized>(source: &T) -> Vec<ToolCall> {
 /// use canon::openai::async_openai as aoai;
 /// use canon::toolbox::ToolMessage;
 ///
-/// let message = ToolMessage { id: "call_1".into(), name: "search".into(), text: "3 hits".into(), is_error: false };
+/// let message = ToolMessage { id: "call_1".into(), name: "search".into(), text: "3 hits".into(), note: None, is_error: false };
 /// let reply = aoai::tool_message(&message);
 /// assert!(matches!(&reply, ChatCompletionRequestMessage::Tool(tool) if tool.tool_call_id == "call_1"));
 /// assert_eq!(serde_json::to_value(&reply).unwrap(), canon::openai::tool_message(&message));
@@ -279,10 +281,20 @@ pub fn tool_messages(messages: &[ToolMessage]) -> Vec<ChatCompletionRequestMessa
 }
 
 impl From<&ToolMessage> for ChatCompletionRequestToolMessage {
-    /// `{"tool_call_id": id, "content": text}`: see [`tool_message`].
+    /// `{"tool_call_id": id, "content": text}`, or the output and the note
+    /// as two text parts: see [`tool_message`].
     fn from(message: &ToolMessage) -> Self {
+        let content = match message.note {
+            None => ChatCompletionRequestToolMessageContent::Text(message.text.clone()),
+            Some(_) => ChatCompletionRequestToolMessageContent::Array(
+                message
+                    .blocks()
+                    .map(|text| ChatCompletionRequestToolMessageContentPart::Text(text.into()))
+                    .collect(),
+            ),
+        };
         ChatCompletionRequestToolMessage {
-            content: ChatCompletionRequestToolMessageContent::Text(message.text.clone()),
+            content,
             tool_call_id: message.id.clone(),
         }
     }
@@ -530,7 +542,7 @@ pub fn function_calls<T: ResponseOutput + ?Sized>(response: &T) -> Vec<ToolCall>
 /// use canon::openai::async_openai as aoai;
 /// use canon::toolbox::ToolMessage;
 ///
-/// let message = ToolMessage { id: "call_1".into(), name: "search".into(), text: "3 hits".into(), is_error: false };
+/// let message = ToolMessage { id: "call_1".into(), name: "search".into(), text: "3 hits".into(), note: None, is_error: false };
 /// assert_eq!(
 ///     serde_json::to_value(aoai::function_call_output(&message)).unwrap(),
 ///     canon::openai::function_call_output(&message)
@@ -548,11 +560,20 @@ pub fn function_call_outputs(messages: &[ToolMessage]) -> Vec<InputItem> {
 }
 
 impl From<&ToolMessage> for FunctionCallOutputItemParam {
-    /// `{"call_id": id, "output": text}`: see [`function_call_output`].
+    /// `{"call_id": id, "output": text}`, or the output and the note as
+    /// two `input_text` items: see [`function_call_output`].
     fn from(message: &ToolMessage) -> Self {
         FunctionCallOutputItemParam {
             call_id: Some(message.id.clone()),
-            output: FunctionCallOutput::Text(message.text.clone()),
+            output: match message.note {
+                None => FunctionCallOutput::Text(message.text.clone()),
+                Some(_) => FunctionCallOutput::Content(
+                    message
+                        .blocks()
+                        .map(|text| InputContent::InputText(text.into()))
+                        .collect(),
+                ),
+            },
             id: None,
             status: None,
             name: None,

@@ -9,8 +9,9 @@
 //! schema admits integers and no other numbers is given as the integer it
 //! is. The call's JSON meaning is unchanged: this is no repair.
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
+use crate::bind::json::integer_of;
 use crate::schema::{refs, types};
 
 /// Most subschemas gathered for one position (through `$ref`, `allOf`,
@@ -35,32 +36,10 @@ pub(crate) fn whole_doubles(schema: &Value, args: &mut Value) -> usize {
 /// True when `value` holds a whole number written as a double.
 fn has_whole_double(value: &Value) -> bool {
     match value {
-        Value::Number(n) => integer(n).is_some(),
+        Value::Number(n) => integer_of(n).is_some(),
         Value::Array(items) => items.iter().any(has_whole_double),
         Value::Object(members) => members.values().any(has_whole_double),
         _ => false,
-    }
-}
-
-/// The integer a double `n` holds exactly, when it is whole and fits in 64
-/// bits (`-0.0` is 0); `None` for a number already held as an integer.
-fn integer(n: &Number) -> Option<Number> {
-    if n.is_i64() || n.is_u64() {
-        return None;
-    }
-    let x = n.as_f64()?;
-    if x.fract() != 0.0 {
-        return None;
-    }
-    // 2^63 and 2^64 are exact as doubles; the casts below are exact too.
-    const I64_END: f64 = 9_223_372_036_854_775_808.0;
-    const U64_END: f64 = 18_446_744_073_709_551_616.0;
-    if (-I64_END..I64_END).contains(&x) {
-        Some(Number::from(x as i64))
-    } else if (0.0..U64_END).contains(&x) {
-        Some(Number::from(x as u64))
-    } else {
-        None
     }
 }
 
@@ -98,47 +77,42 @@ fn integer_only(schema: &Value) -> bool {
 
 fn visit(root: &Value, here: &[&Value], value: &mut Value) -> usize {
     match value {
-        Value::Number(n) => match integer(n) {
+        Value::Number(n) => match integer_of(n) {
             Some(whole) if here.iter().any(|s| integer_only(s)) => {
                 *n = whole;
                 1
             }
             _ => 0,
         },
-        Value::Array(items) => {
-            let mut changed = 0;
-            for (index, item) in items.iter_mut().enumerate() {
-                if !has_whole_double(item) {
-                    continue;
-                }
-                let mut below = Vec::new();
-                for schema in here {
-                    if let Some(sub) = item_schema(schema, index) {
-                        gather(root, sub, &mut below);
-                    }
-                }
-                changed += visit(root, &below, item);
-            }
-            changed
-        }
-        Value::Object(members) => {
-            let mut changed = 0;
-            for (key, member) in members.iter_mut() {
-                if !has_whole_double(member) {
-                    continue;
-                }
-                let mut below = Vec::new();
-                for schema in here {
-                    if let Some(sub) = member_schema(schema, key) {
-                        gather(root, sub, &mut below);
-                    }
-                }
-                changed += visit(root, &below, member);
-            }
-            changed
-        }
+        Value::Array(items) => items
+            .iter_mut()
+            .enumerate()
+            .map(|(index, item)| below(root, here, item, |s| item_schema(s, index)))
+            .sum(),
+        Value::Object(members) => members
+            .iter_mut()
+            .map(|(key, member)| below(root, here, member, |s| member_schema(s, key)))
+            .sum(),
         _ => 0,
     }
+}
+
+/// [`visit`] of `value`, a member or item of a value at `here`, with the
+/// schemas `sub` finds for it in each of `here`.
+fn below<F>(root: &Value, here: &[&Value], value: &mut Value, sub: F) -> usize
+where
+    F: for<'s> Fn(&'s Value) -> Option<&'s Value>,
+{
+    if !has_whole_double(value) {
+        return 0;
+    }
+    let mut schemas = Vec::new();
+    for schema in here {
+        if let Some(schema) = sub(schema) {
+            gather(root, schema, &mut schemas);
+        }
+    }
+    visit(root, &schemas, value)
 }
 
 /// The schema `schema` gives item `index` of an array: `prefixItems`, then

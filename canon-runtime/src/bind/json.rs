@@ -189,23 +189,14 @@ pub(crate) fn whole_numbers(value: &mut Value, negative_zero: bool) -> (bool, bo
     while let Some(value) = stack.pop() {
         match value {
             Value::Number(n) if n.is_f64() => {
-                let Some(f) = n.as_f64() else { continue };
-                if !crate::schema::constraint::integral(f) {
-                    continue;
-                }
-                if !negative_zero && f == 0.0 && f.is_sign_negative() {
+                if !negative_zero && n.as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()) {
                     left = true;
                     continue;
                 }
-                let whole = if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
-                    serde_json::Number::from(f as u64)
-                } else if (-9_223_372_036_854_775_808.0..0.0).contains(&f) {
-                    serde_json::Number::from(f as i64)
-                } else {
-                    continue;
-                };
-                *n = whole;
-                changed = true;
+                if let Some(whole) = integer_of(n) {
+                    *n = whole;
+                    changed = true;
+                }
             }
             Value::Array(items) => stack.extend(items.iter_mut()),
             Value::Object(members) => stack.extend(members.values_mut()),
@@ -213,6 +204,27 @@ pub(crate) fn whole_numbers(value: &mut Value, negative_zero: bool) -> (bool, bo
         }
     }
     (changed, left)
+}
+
+/// The integer a double `n` equals, when it is whole and within 64 bits
+/// (`3.0` as 3, `-0.0` as 0); `None` for a fraction, a double past 64 bits,
+/// or a number already held as an integer.
+pub(crate) fn integer_of(n: &serde_json::Number) -> Option<serde_json::Number> {
+    if !n.is_f64() {
+        return None;
+    }
+    let f = n.as_f64()?;
+    if !crate::schema::constraint::integral(f) {
+        return None;
+    }
+    // 2^63 and 2^64 are exact as doubles, and so are the casts within them.
+    if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
+        Some(serde_json::Number::from(f as u64))
+    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&f) {
+        Some(serde_json::Number::from(f as i64))
+    } else {
+        None
+    }
 }
 
 /// Drops `value` without recursing as deep as it nests (serde_json's own

@@ -280,18 +280,22 @@ pub fn tool_messages(messages: &[ToolMessage]) -> Vec<ChatCompletionRequestMessa
     messages.iter().map(tool_message).collect()
 }
 
+/// For a message with a note, its blocks (the output, then the note) as
+/// content parts; `None` for one without, which is sent as one string.
+fn noted<T>(message: &ToolMessage, part: impl Fn(&str) -> T) -> Option<Vec<T>> {
+    message.note.as_ref()?;
+    Some(message.blocks().map(part).collect())
+}
+
 impl From<&ToolMessage> for ChatCompletionRequestToolMessage {
     /// `{"tool_call_id": id, "content": text}`, or the output and the note
     /// as two text parts: see [`tool_message`].
     fn from(message: &ToolMessage) -> Self {
-        let content = match message.note {
+        let content = match noted(message, |text| {
+            ChatCompletionRequestToolMessageContentPart::Text(text.into())
+        }) {
+            Some(parts) => ChatCompletionRequestToolMessageContent::Array(parts),
             None => ChatCompletionRequestToolMessageContent::Text(message.text.clone()),
-            Some(_) => ChatCompletionRequestToolMessageContent::Array(
-                message
-                    .blocks()
-                    .map(|text| ChatCompletionRequestToolMessageContentPart::Text(text.into()))
-                    .collect(),
-            ),
         };
         ChatCompletionRequestToolMessage {
             content,
@@ -565,14 +569,9 @@ impl From<&ToolMessage> for FunctionCallOutputItemParam {
     fn from(message: &ToolMessage) -> Self {
         FunctionCallOutputItemParam {
             call_id: Some(message.id.clone()),
-            output: match message.note {
+            output: match noted(message, |text| InputContent::InputText(text.into())) {
+                Some(parts) => FunctionCallOutput::Content(parts),
                 None => FunctionCallOutput::Text(message.text.clone()),
-                Some(_) => FunctionCallOutput::Content(
-                    message
-                        .blocks()
-                        .map(|text| InputContent::InputText(text.into()))
-                        .collect(),
-                ),
             },
             id: None,
             status: None,

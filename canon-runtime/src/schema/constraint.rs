@@ -128,6 +128,14 @@ impl Num {
     }
 }
 
+/// True when the double `f` is past the range of `f32`: it would round to
+/// infinity. `3.4028235e38`, how Rust prints `f32::MAX`, is a little over
+/// `f32::MAX` as a double and rounds to it, so it is within.
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(crate) fn beyond_f32(f: f64) -> bool {
+    (f as f32).is_infinite() && f.is_finite()
+}
+
 /// True when the double `f` is a whole number (without a call to `trunc`:
 /// every double of magnitude 2^52 or more is whole).
 #[cfg_attr(not(debug_assertions), inline(always))]

@@ -916,7 +916,7 @@ fn out_of_format(
             format!("an integer from {lo} to {hi}{or_null}")
         }
         Range::Float32 => {
-            if n.as_f64().is_none_or(|f| f.abs() <= f64::from(f32::MAX)) {
+            if n.as_f64().is_none_or(|f| !crate::schema::constraint::beyond_f32(f)) {
                 return None;
             }
             format!(
@@ -1039,14 +1039,26 @@ fn whole_float_for_integer(root: &Value, at: &str, value: &Value) -> Option<Viol
     let (Range::Integer(lo, hi), nullable) = range_of(root, schema_at(root, at)?)? else {
         return None;
     };
-    let i = whole(n.as_f64()?)?;
+    let f = n.as_f64()?;
+    let i = whole(f)?;
     let received = Received::of(value);
     let or_null = if nullable { " or null" } else { "" };
     let expected = format!("an integer from {lo} to {hi}{or_null}");
-    let message = format!(
-        "expected {expected}, got {}; send it as {i}, without a decimal point",
-        received.phrase()
-    );
+    // Past 2^53 a double stands for many integers: a `Value` holds an
+    // integer past 64 bits only as a double, so the number sent may not be
+    // the one the double prints, and none is named.
+    let message = if f.abs() >= 9_007_199_254_740_992.0 {
+        format!(
+            "expected {expected}, got a number past 2^53 held as a double, which cannot \
+             tell which integer was sent; send the integer itself, without a decimal point \
+             or exponent"
+        )
+    } else {
+        format!(
+            "expected {expected}, got {}; send it as {i}, without a decimal point",
+            received.phrase()
+        )
+    };
     Some(Violation::new(
         at,
         ViolationKind::Invalid,

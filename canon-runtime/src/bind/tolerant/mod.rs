@@ -523,7 +523,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Vis<'_, V> {
 
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
-        if self.node.float32 && v.abs() > f64::from(f32::MAX) {
+        if self.node.float32 && crate::schema::constraint::beyond_f32(v) {
             return Err(refused());
         }
         self.check(|a| a.number(Num::F(v)))?;

@@ -106,7 +106,7 @@ impl Look<'_> {
             Value::Number(n) => {
                 let n = num(n);
                 if let Num::F(f) = n {
-                    if node.float32 && f.abs() > f64::from(f32::MAX) {
+                    if node.float32 && crate::schema::constraint::beyond_f32(f) {
                         return false;
                     }
                 }

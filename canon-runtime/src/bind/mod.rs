@@ -11,6 +11,7 @@ mod limit;
 pub(crate) mod policy;
 #[cfg(test)]
 mod proptests;
+pub(crate) mod rewrite;
 pub(crate) mod rule;
 pub(crate) mod telemetry;
 pub(crate) mod text;

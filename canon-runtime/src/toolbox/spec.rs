@@ -598,13 +598,9 @@ impl ToolSpec {
         pass: &mut dyn Pass,
     ) -> Result<Vec<Repair>, BindError> {
         let probe = pass.probe();
-        let mut value_pass = |ctx: &Ctx<'_>, value: &Value| pass.value(ctx, value);
-        let mut erased = Erased {
-            pass: &mut value_pass,
-            probe,
-        };
+        let mut erased = Erased { pass, probe };
         match cold {
-            Cold::Value(args) => self.retry_value(args, policy, &mut erased),
+            Cold::Value(args) => self.retry_value(args, None, policy, &mut erased),
             Cold::Text(text, after) => self.retry_text(text, policy, after, &mut erased),
         }
     }
@@ -625,8 +621,17 @@ impl ToolSpec {
                 // stopped on two keys of one object whose hashes collide
                 // and no key is given twice: the single pass, over the
                 // value.
-                After::Unread | After::RepeatedKey => self.bind_erased(&value, policy, erased),
-                After::Refused => self.retry_value(&value, policy, erased),
+                // Two keys of one object whose hashes collide, and no key
+                // given twice: the single pass, over the value.
+                After::RepeatedKey => self.bind_erased(&value, policy, erased),
+                // The pass refused the call, or the reader gave up on it
+                // (a form it leaves to serde_json, or the target refused
+                // what it read): the cold path, which binds from the text
+                // where canon's reader reads it, each number from its own
+                // digits.
+                After::Unread | After::Refused => {
+                    self.retry_value(&value, Some(text), policy, erased)
+                }
             },
             Ok((value, duplicates)) => {
                 Err(self.reject_duplicates(&value, duplicates, erased.probe))
@@ -643,10 +648,10 @@ impl ToolSpec {
         erased: &mut Erased<'_>,
     ) -> Result<Vec<Repair>, BindError> {
         let ctx = self.value_ctx();
-        if (erased.pass)(&ctx, args) {
+        if erased.pass.value(&ctx, args) {
             return self.accepted(ctx);
         }
-        self.retry_value(args, policy, erased)
+        self.retry_value(args, None, policy, erased)
     }
 
     /// Arguments text as a `Value`, read exactly: text that is not JSON,
@@ -668,10 +673,14 @@ impl ToolSpec {
     /// After the single pass failed: the call with the rules of `policy`
     /// (and this spec's own) applied, validated by `jsonschema` (the
     /// authority on what the schema accepts; the pass only vouches for what
-    /// is certainly valid) and bound, or every violation.
+    /// is certainly valid) and bound, or every violation. A call sent as
+    /// `text` (which canon's reader reads) is bound from its text, as
+    /// repaired: a `Value` holds numbers that are not 64-bit integers only
+    /// as doubles.
     fn retry_value(
         &self,
         args: &Value,
+        text: Option<&str>,
         policy: Policy,
         erased: &mut Erased<'_>,
     ) -> Result<Vec<Repair>, BindError> {
@@ -697,11 +706,22 @@ impl ToolSpec {
                 None => return Err(self.reject_value(args, erased.probe)),
             }
         };
+        // Integers written past 64 bits, which `value` holds as doubles.
+        let mut wide = Vec::new();
+        if let Some(text) = text {
+            match self.bind_as_repaired(text, args, &value, erased) {
+                Ok(()) => {
+                    self.trace_repairs(&repairs);
+                    return Ok(repairs);
+                }
+                Err(written) => wide = written,
+            }
+        }
         // The schema accepts `value`: its assertions are not checked again.
         let ctx = Ctx::new(&self.plan, Mode::Fast)
             .with_max_depth(self.limits.max_depth)
             .trusting();
-        if (erased.pass)(&ctx, &value) {
+        if erased.pass.value(&ctx, &value) {
             self.trace_repairs(&repairs);
             return Ok(repairs);
         }
@@ -710,24 +730,85 @@ impl ToolSpec {
         // integers they are. Not a repair: the schema allowed them.
         // `-0` too, which JSON Schema holds equal to 0, only when that is
         // what the type needs: a `-0.0` for an `f64` keeps its sign.
+        // An integer written past 64 bits is no double, whatever double
+        // holds it: it stays as it is.
+        let keep_wide = |whole: &mut Value| {
+            for (at, _) in &wide {
+                if let (Some(number), Some(sent)) = (whole.pointer_mut(at), value.pointer(at)) {
+                    number.clone_from(sent);
+                }
+            }
+        };
         let mut whole = value.clone();
         let (changed, zeros) = crate::bind::json::whole_numbers(&mut whole, false);
-        let mut bound = changed && (erased.pass)(&ctx, &whole);
+        keep_wide(&mut whole);
+        let mut bound = changed && erased.pass.value(&ctx, &whole);
         if !bound && zeros {
             crate::bind::json::whole_numbers(&mut whole, true);
-            bound = (erased.pass)(&ctx, &whole);
+            keep_wide(&mut whole);
+            bound = erased.pass.value(&ctx, &whole);
         }
         if bound {
             self.trace_repairs(&repairs);
             return Ok(repairs);
         }
-        let (violations, more) = diagnose::rust_type(
+        let (violations, more) = diagnose::rust_type_of_text(
             erased.probe,
             &self.schema,
             &value,
+            &wide,
             self.limits.max_listed.max(1),
         );
         Err(self.reject_counting(violations, more))
+    }
+
+    /// The call `sent` as text, with the cold path's changes (`sent` made
+    /// into `repaired`, which the schema accepts) written into its text,
+    /// bound by the single pass: each number read from its digits, as in
+    /// a call that binds on the first pass. As over a `Value`, whole
+    /// doubles are read as integers (and then `-0` as 0) when the type
+    /// needs it. When no such pass binds (the type refuses the call, or
+    /// canon's reader leaves a form in it to serde_json), the integers the
+    /// text writes past 64 bits, by pointer, for the `Value`'s turn.
+    fn bind_as_repaired(
+        &self,
+        text: &str,
+        sent: &Value,
+        repaired: &Value,
+        erased: &mut Erased<'_>,
+    ) -> Result<(), Vec<(String, String)>> {
+        use crate::bind::rewrite::{edits, rewrite, Whole};
+        let edits = edits(sent, repaired);
+        let mut wide = Vec::new();
+        let mut zeros = false;
+        for whole in [Whole::Kept, Whole::Doubles, Whole::AndNegativeZero] {
+            let Some(written) = rewrite(text, &edits, whole) else {
+                break;
+            };
+            let worth = match whole {
+                // The text as sent was refused by the single pass already.
+                Whole::Kept => !edits.is_empty(),
+                Whole::Doubles => written.changed,
+                Whole::AndNegativeZero => zeros,
+            };
+            if whole == Whole::Kept {
+                zeros = written.zeros;
+                wide = written.wide;
+            }
+            if !worth || !text::usable() {
+                continue;
+            }
+            // The schema accepts the call: its assertions are not checked
+            // again, and its keys were found to be unique.
+            let ctx = Ctx::new(&self.plan, Mode::Fast)
+                .with_max_depth(self.limits.max_depth)
+                .trusting();
+            let mut reader = text::Reader::new(&written.text);
+            if erased.pass.text(&ctx, &mut reader) && !reader.failed() && reader.end().is_ok() {
+                return Ok(());
+            }
+        }
+        Err(wide)
     }
 
     /// The repairs of a pass that bound, or its refusal when they are more
@@ -899,9 +980,8 @@ enum After {
 /// What the cold paths need of the target type, without naming it, so
 /// that they are compiled once rather than once for each arguments type.
 struct Erased<'a> {
-    /// One pass over a `Value` with the given state: true when it bound,
-    /// and the caller keeps what it bound.
-    pass: &'a mut dyn FnMut(&Ctx<'_>, &Value) -> bool,
+    /// The passes over the type: one that binds keeps what it bound.
+    pass: &'a mut dyn Pass,
     /// serde's own error for a `Value` as the type, with its path.
     probe: diagnose::Probe,
 }

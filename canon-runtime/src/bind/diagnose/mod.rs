@@ -916,7 +916,9 @@ fn out_of_format(
             format!("an integer from {lo} to {hi}{or_null}")
         }
         Range::Float32 => {
-            if n.as_f64().is_none_or(|f| !crate::schema::constraint::beyond_f32(f)) {
+            if n.as_f64()
+                .is_none_or(|f| !crate::schema::constraint::beyond_f32(f))
+            {
                 return None;
             }
             format!(
@@ -1062,6 +1064,60 @@ fn whole_float_for_integer(root: &Value, at: &str, value: &Value) -> Option<Viol
     Some(Violation::new(
         at,
         ViolationKind::Invalid,
+        expected,
+        Some(received),
+        message,
+    ))
+}
+
+/// [`rust_type`] for a call sent as text, whose integers written past 64
+/// bits (`wide`: their pointers and digits, which the `Value` holds only
+/// as doubles) are judged by their digits: one outside the range of the
+/// Rust integer at its position is refused as written, with the range,
+/// whatever double it rounds to.
+pub(crate) fn rust_type_of_text(
+    probe: Probe,
+    schema: &Value,
+    repaired: &Value,
+    wide: &[(String, String)],
+    cap: usize,
+) -> (Vec<Violation>, usize) {
+    let found: Vec<Violation> = wide
+        .iter()
+        .filter_map(|(at, digits)| wide_integer(schema, at, digits))
+        .collect();
+    if found.is_empty() {
+        return rust_type(probe, schema, repaired, cap);
+    }
+    let (mut out, more) = ranges(schema, repaired, cap);
+    let at: HashSet<&str> = found.iter().map(|v| v.pointer.as_str()).collect();
+    out.retain(|v| !at.contains(v.pointer.as_str()));
+    out.extend(found);
+    out.sort_by(|a, b| a.pointer.cmp(&b.pointer));
+    let over = out.len().saturating_sub(cap);
+    out.truncate(cap);
+    (out, more + over)
+}
+
+/// The integer `digits`, written past 64 bits at `at`, when it is outside
+/// the range of the Rust integer there.
+fn wide_integer(root: &Value, at: &str, digits: &str) -> Option<Violation> {
+    let (Range::Integer(lo, hi), nullable) = range_of(root, schema_at(root, at)?)? else {
+        return None;
+    };
+    if digits.parse::<i128>().is_ok_and(|i| (lo..=hi).contains(&i)) {
+        return None;
+    }
+    let or_null = if nullable { " or null" } else { "" };
+    let expected = format!("an integer from {lo} to {hi}{or_null}");
+    let received = Received {
+        json_type: JsonType::Number,
+        preview: crate::feedback::short(digits, crate::feedback::PREVIEW_CHARS),
+    };
+    let message = format!("expected {expected}, got {}", received.phrase());
+    Some(Violation::new(
+        at,
+        ViolationKind::Constraint,
         expected,
         Some(received),
         message,

@@ -176,3 +176,68 @@ fn a_call_repaired_on_the_cold_path_keeps_its_numbers_as_written() {
     assert_eq!(bound.repairs.len(), 1);
     assert_eq!(bound.repairs[0].pointer, "/a");
 }
+
+#[derive(Debug, PartialEq, Deserialize, schemars::JsonSchema)]
+struct Exact {
+    a: u32,
+    f: f32,
+    d: f64,
+    big: i128,
+    ubig: u128,
+    list: Vec<f32>,
+}
+
+/// Numbers as models write them: integers of any length, fractions,
+/// exponents.
+fn number() -> impl proptest::strategy::Strategy<Value = String> {
+    "-?(0|[1-9][0-9]{0,24})(\\.[0-9]{1,20})?([eE][+-]?[0-9]{1,2})?"
+}
+
+fn integer() -> impl proptest::strategy::Strategy<Value = String> {
+    "-?[1-9][0-9]{0,39}"
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+
+    // Every number is bound as serde_json's typed reading of the same text
+    // reads it, on the first pass (`a` as an integer) and on the cold path
+    // (`a` as a whole double, valid, which the Rust type refuses).
+    #[test]
+    fn every_number_binds_as_serde_json_reads_it_on_every_path(
+        a in 0..1000u32,
+        written in 0..3usize,
+        f in number(),
+        d in number(),
+        big in integer(),
+        ubig in integer(),
+        list in proptest::collection::vec(number(), 0..3),
+    ) {
+        let spec = ToolSpec::of::<Exact>("exact", "Numbers.");
+        let list = list.join(", ");
+        let text = |a: &str| {
+            format!(r#"{{"a": {a}, "f": {f}, "d": {d}, "big": {big}, "ubig": {ubig}, "list": [{list}]}}"#)
+        };
+        let plain = text(&a.to_string());
+        let Ok(want) = serde_json::from_str::<Exact>(&plain) else {
+            // What serde_json refuses, canon refuses, on either path.
+            let sent = text(&format!("{a}.0"));
+            proptest::prop_assert!(spec.bind_str::<Exact>(&plain).is_err(), "{}", plain);
+            proptest::prop_assert!(spec.bind_str::<Exact>(&sent).is_err(), "{}", sent);
+            return Ok(());
+        };
+        // An `f32` past its range is refused by canon (the schema's
+        // `format: float`), where serde_json reads infinity.
+        proptest::prop_assume!(want.f.is_finite() && want.list.iter().all(|x| x.is_finite()));
+        let sent = match written {
+            0 => plain.clone(),
+            1 => text(&format!("{a}.0")),
+            _ => text(&format!("{a}e0")),
+        };
+        let bound = spec.bind_str::<Exact>(&sent);
+        proptest::prop_assert!(bound.is_ok(), "{}: {:?}", sent, bound);
+        let bound = bound.unwrap();
+        proptest::prop_assert_eq!(&bound.args, &want, "{}", sent);
+        proptest::prop_assert!(bound.repairs.is_empty());
+    }
+}

@@ -185,6 +185,39 @@ struct Exact {
     big: i128,
     ubig: u128,
     list: Vec<f32>,
+    raw: Raw,
+}
+
+/// A parameter read as bytes (`deserialize_bytes`), published as a string.
+#[derive(Debug, PartialEq)]
+struct Raw(Vec<u8>);
+
+impl<'de> Deserialize<'de> for Raw {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = Raw;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Raw, E> {
+                Ok(Raw(v.to_vec()))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Raw, E> {
+                Ok(Raw(v.as_bytes().to_vec()))
+            }
+        }
+        de.deserialize_bytes(Bytes)
+    }
+}
+
+impl schemars::JsonSchema for Raw {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Raw".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string"})
+    }
 }
 
 /// Numbers as models write them: integers of any length, fractions,
@@ -212,11 +245,18 @@ proptest::proptest! {
         big in integer(),
         ubig in integer(),
         list in proptest::collection::vec(number(), 0..3),
+        raw in "[a-z \"\\\\/\u{0}-\u{1f}é\u{2028}\u{1F600}]{0,8}",
+        escape in proptest::bool::ANY,
     ) {
         let spec = ToolSpec::of::<Exact>("exact", "Numbers.");
         let list = list.join(", ");
+        // The bytes of a string, with escapes of every form.
+        let mut raw = serde_json::Value::from(raw).to_string();
+        if escape {
+            raw = raw.replace('é', "\\u00e9").replace('\u{1F600}', "\\ud83d\\ude00");
+        }
         let text = |a: &str| {
-            format!(r#"{{"a": {a}, "f": {f}, "d": {d}, "big": {big}, "ubig": {ubig}, "list": [{list}]}}"#)
+            format!(r#"{{"a": {a}, "f": {f}, "d": {d}, "big": {big}, "ubig": {ubig}, "list": [{list}], "raw": {raw}}}"#)
         };
         let plain = text(&a.to_string());
         let Ok(want) = serde_json::from_str::<Exact>(&plain) else {

@@ -25,8 +25,8 @@ use serde_json::Value;
 mod common;
 
 use common::{
-    tune_spec, SearchCode, Store, Strict, StrictStore, Tune, NEAR_MISS, STORE_VALID, TUNE_VALID,
-    VALID,
+    rewrite, tune_spec, SearchCode, Store, Strict, StrictStore, Tune, NEAR_MISS, STORE_VALID,
+    TUNE_VALID, VALID,
 };
 
 /// The way to do it without canon: rewrite a `Value` tree, then bind it.
@@ -36,46 +36,6 @@ fn middleware(text: &str, schema: &Value) -> Result<Strict, serde_json::Error> {
     rewrite(schema, schema, &mut value, String::new(), &mut repairs);
     black_box(&repairs);
     serde_json::from_value(value)
-}
-
-fn rewrite(root: &Value, schema: &Value, value: &mut Value, at: String, repairs: &mut Vec<String>) {
-    let mut schema = schema;
-    while let Some(target) = schema
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| root.pointer(r.trim_start_matches('#')))
-    {
-        schema = target;
-    }
-    let is_array = match schema.get("type") {
-        Some(Value::String(t)) => t == "array",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
-        _ => false,
-    };
-    let string_items = schema.pointer("/items/type") == Some(&Value::from("string"));
-    match value {
-        Value::String(s) if is_array && string_items && !s.trim().is_empty() => {
-            *value = Value::Array(vec![Value::String(std::mem::take(s))]);
-            repairs.push(at);
-        }
-        Value::Object(members) => {
-            if let Some(Value::Object(props)) = schema.get("properties") {
-                for (key, sub) in props {
-                    if let Some(child) = members.get_mut(key) {
-                        rewrite(root, sub, child, format!("{at}/{key}"), repairs);
-                    }
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(sub) = schema.get("items") {
-                for (i, item) in items.iter_mut().enumerate() {
-                    rewrite(root, sub, item, format!("{at}/{i}"), repairs);
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 fn bind(c: &mut Criterion) {

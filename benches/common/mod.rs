@@ -2,6 +2,7 @@
 
 use canon::tool;
 use serde::Deserialize;
+use serde_json::Value;
 
 /// Search code in the given data sources.
 #[tool]
@@ -84,3 +85,55 @@ pub fn tune_spec() -> &'static canon::toolbox::ToolSpec {
 /// A valid `tune` call: every assertion holds.
 pub const TUNE_VALID: &str =
     r#"{"level": 7, "ratio": 1.5, "name": "engine-a", "tags": ["x", "y"], "mode": "safe"}"#;
+
+/// The seed's middleware, the way to do it without canon: each string
+/// where the schema says array of strings rewritten in place as a
+/// one-element array (following `$ref`, `properties` and `items`), its
+/// path kept; the caller then binds the rewritten tree. (Not every
+/// benchmark uses it.)
+#[allow(dead_code)]
+pub fn rewrite(
+    root: &Value,
+    schema: &Value,
+    value: &mut Value,
+    at: String,
+    repairs: &mut Vec<String>,
+) {
+    let mut schema = schema;
+    while let Some(target) = schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| root.pointer(r.trim_start_matches('#')))
+    {
+        schema = target;
+    }
+    let is_array = match schema.get("type") {
+        Some(Value::String(t)) => t == "array",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
+        _ => false,
+    };
+    let string_items = schema.pointer("/items/type") == Some(&Value::from("string"));
+    match value {
+        Value::String(s) if is_array && string_items && !s.trim().is_empty() => {
+            *value = Value::Array(vec![Value::String(std::mem::take(s))]);
+            repairs.push(at);
+        }
+        Value::Object(members) => {
+            if let Some(Value::Object(props)) = schema.get("properties") {
+                for (key, sub) in props {
+                    if let Some(child) = members.get_mut(key) {
+                        rewrite(root, sub, child, format!("{at}/{key}"), repairs);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = schema.get("items") {
+                for (i, item) in items.iter_mut().enumerate() {
+                    rewrite(root, sub, item, format!("{at}/{i}"), repairs);
+                }
+            }
+        }
+        _ => {}
+    }
+}

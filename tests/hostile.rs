@@ -987,42 +987,10 @@ async fn feedback_as_json_holds_to_the_byte_bound() {
     assert_eq!(json["unlisted"].as_u64().unwrap() as usize + listed, 20);
 }
 
-/// A parameter read as bytes, published as a string.
-#[derive(Debug)]
-struct Raw(#[allow(dead_code)] Vec<u8>);
-
-impl<'de> serde::Deserialize<'de> for Raw {
-    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
-        struct Bytes;
-        impl serde::de::Visitor<'_> for Bytes {
-            type Value = Raw;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("bytes")
-            }
-            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Raw, E> {
-                Ok(Raw(v.to_vec()))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Raw, E> {
-                Ok(Raw(v.as_bytes().to_vec()))
-            }
-        }
-        de.deserialize_bytes(Bytes)
-    }
-}
-
-impl schemars::JsonSchema for Raw {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Raw".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string"})
-    }
-}
-
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 struct RawArgs {
     #[allow(dead_code)]
-    raw: Raw,
+    raw: common::Raw,
 }
 
 #[test]

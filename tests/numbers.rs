@@ -1,6 +1,8 @@
 //! Numbers bound exactly: a value the model sent is bound as it was sent,
 //! or refused at its pointer; never silently changed into another number.
 
+mod common;
+
 use canon::toolbox::{ToolSpec, ViolationKind};
 use serde::Deserialize;
 use serde_json::json;
@@ -185,39 +187,7 @@ struct Exact {
     big: i128,
     ubig: u128,
     list: Vec<f32>,
-    raw: Raw,
-}
-
-/// A parameter read as bytes (`deserialize_bytes`), published as a string.
-#[derive(Debug, PartialEq)]
-struct Raw(Vec<u8>);
-
-impl<'de> Deserialize<'de> for Raw {
-    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
-        struct Bytes;
-        impl serde::de::Visitor<'_> for Bytes {
-            type Value = Raw;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("bytes")
-            }
-            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Raw, E> {
-                Ok(Raw(v.to_vec()))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Raw, E> {
-                Ok(Raw(v.as_bytes().to_vec()))
-            }
-        }
-        de.deserialize_bytes(Bytes)
-    }
-}
-
-impl schemars::JsonSchema for Raw {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Raw".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string"})
-    }
+    raw: common::Raw,
 }
 
 /// Numbers as models write them: integers of any length, fractions,

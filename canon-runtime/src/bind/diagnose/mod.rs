@@ -928,15 +928,23 @@ fn out_of_format(
             )
         }
     };
-    let received = Received::of(&Value::Number(n.clone()));
+    Some(outside(
+        at,
+        expected,
+        Received::of(&Value::Number(n.clone())),
+    ))
+}
+
+/// A number `received` at `at` outside the range `expected` says.
+fn outside(at: &str, expected: String, received: Received) -> Violation {
     let message = format!("expected {expected}, got {}", received.phrase());
-    Some(Violation::new(
+    Violation::new(
         at,
         ViolationKind::Constraint,
         expected,
         Some(received),
         message,
-    ))
+    )
 }
 
 /// The numbers of `value` outside the range of their position's Rust type
@@ -1114,14 +1122,7 @@ fn wide_integer(root: &Value, at: &str, digits: &str) -> Option<Violation> {
         json_type: JsonType::Number,
         preview: crate::feedback::short(digits, crate::feedback::PREVIEW_CHARS),
     };
-    let message = format!("expected {expected}, got {}", received.phrase());
-    Some(Violation::new(
-        at,
-        ViolationKind::Constraint,
-        expected,
-        Some(received),
-        message,
-    ))
+    Some(outside(at, expected, received))
 }
 
 /// An unknown member `name` of the object at `at`, whose schema is `object`.

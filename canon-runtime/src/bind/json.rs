@@ -213,7 +213,12 @@ pub(crate) fn integer_of(n: &serde_json::Number) -> Option<serde_json::Number> {
     if !n.is_f64() {
         return None;
     }
-    let f = n.as_f64()?;
+    whole_double(n.as_f64()?)
+}
+
+/// The integer the double `f` equals, when it is whole and within 64 bits
+/// (`3.0` as 3, `-0.0` as 0).
+pub(crate) fn whole_double(f: f64) -> Option<serde_json::Number> {
     if !crate::schema::constraint::integral(f) {
         return None;
     }

@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::bind::json::integer_of;
+use crate::bind::json::whole_double;
 use crate::schema::pointer;
 
 /// A change to the value at a pointer.
@@ -309,11 +309,9 @@ impl Writer<'_, '_> {
         }
         let integer = match self.whole {
             Whole::Kept => None,
-            Whole::Doubles | Whole::AndNegativeZero => literal
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-                .and_then(|n| integer_of(&n)),
+            Whole::Doubles | Whole::AndNegativeZero => {
+                literal.parse::<f64>().ok().and_then(whole_double)
+            }
         };
         match integer {
             Some(integer) => {

@@ -581,6 +581,14 @@ impl ToolSpec {
             .with_max_repairs(self.limits.max_repairs)
     }
 
+    /// The state of a pass over a call `jsonschema` has accepted: the
+    /// schema's assertions are not checked again.
+    fn trusted_ctx(&self) -> Ctx<'_> {
+        Ctx::new(&self.plan, Mode::Fast)
+            .with_max_depth(self.limits.max_depth)
+            .trusting()
+    }
+
     /// The state of a single pass over text.
     fn text_ctx(&self) -> Ctx<'_> {
         self.value_ctx().checking_keys()
@@ -597,11 +605,9 @@ impl ToolSpec {
         policy: Policy,
         pass: &mut dyn Pass,
     ) -> Result<Vec<Repair>, BindError> {
-        let probe = pass.probe();
-        let mut erased = Erased { pass, probe };
         match cold {
-            Cold::Value(args) => self.retry_value(args, None, policy, &mut erased),
-            Cold::Text(text, after) => self.retry_text(text, policy, after, &mut erased),
+            Cold::Value(args) => self.retry_value(args, None, policy, pass),
+            Cold::Text(text, after) => self.retry_text(text, policy, after, pass),
         }
     }
 
@@ -613,28 +619,24 @@ impl ToolSpec {
         text: &str,
         policy: Policy,
         after: After,
-        erased: &mut Erased<'_>,
+        pass: &mut dyn Pass,
     ) -> Result<Vec<Repair>, BindError> {
         match crate::bind::json::read(text, &self.limits) {
             Ok((value, duplicates)) if duplicates.is_empty() => match after {
-                // The reader left the text to serde_json, or the pass
-                // stopped on two keys of one object whose hashes collide
-                // and no key is given twice: the single pass, over the
-                // value.
                 // Two keys of one object whose hashes collide, and no key
                 // given twice: the single pass, over the value.
-                After::RepeatedKey => self.bind_erased(&value, policy, erased),
+                After::RepeatedKey => self.bind_erased(&value, policy, pass),
                 // The pass refused the call, or the reader gave up on it
                 // (a form it leaves to serde_json, or the target refused
                 // what it read): the cold path, which binds from the text
                 // where canon's reader reads it, each number from its own
                 // digits.
                 After::Unread | After::Refused => {
-                    self.retry_value(&value, Some(text), policy, erased)
+                    self.retry_value(&value, Some(text), policy, pass)
                 }
             },
             Ok((value, duplicates)) => {
-                Err(self.reject_duplicates(&value, duplicates, erased.probe))
+                Err(self.reject_duplicates(&value, duplicates, pass.probe()))
             }
             Err(violation) => Err(self.reject(vec![violation])),
         }
@@ -645,13 +647,13 @@ impl ToolSpec {
         &self,
         args: &Value,
         policy: Policy,
-        erased: &mut Erased<'_>,
+        pass: &mut dyn Pass,
     ) -> Result<Vec<Repair>, BindError> {
         let ctx = self.value_ctx();
-        if erased.pass.value(&ctx, args) {
+        if pass.value(&ctx, args) {
             return self.accepted(ctx);
         }
-        self.retry_value(args, None, policy, erased)
+        self.retry_value(args, None, policy, pass)
     }
 
     /// Arguments text as a `Value`, read exactly: text that is not JSON,
@@ -682,14 +684,14 @@ impl ToolSpec {
         args: &Value,
         text: Option<&str>,
         policy: Policy,
-        erased: &mut Erased<'_>,
+        pass: &mut dyn Pass,
     ) -> Result<Vec<Repair>, BindError> {
         if self.limits.too_deep(args) {
             return Err(self.reject(vec![self.limits.too_deep_violation()]));
         }
         let policy = self.policy.union(policy);
         let Some(canonicalizer) = self.canonicalizer() else {
-            return Err(self.reject_value(args, erased.probe));
+            return Err(self.reject_value(args, pass.probe()));
         };
         let mut value = args.clone();
         // Its repairs are traced once the Rust type has taken the call.
@@ -703,13 +705,13 @@ impl ToolSpec {
                 Some(repairs) => repairs,
                 // The failure path's own account of the call (which knows
                 // the Rust type) is the answer.
-                None => return Err(self.reject_value(args, erased.probe)),
+                None => return Err(self.reject_value(args, pass.probe())),
             }
         };
         // Integers written past 64 bits, which `value` holds as doubles.
         let mut wide = Vec::new();
         if let Some(text) = text {
-            match self.bind_as_repaired(text, args, &value, erased) {
+            match self.bind_as_repaired(text, args, &value, pass) {
                 Ok(()) => {
                     self.trace_repairs(&repairs);
                     return Ok(repairs);
@@ -718,10 +720,8 @@ impl ToolSpec {
             }
         }
         // The schema accepts `value`: its assertions are not checked again.
-        let ctx = Ctx::new(&self.plan, Mode::Fast)
-            .with_max_depth(self.limits.max_depth)
-            .trusting();
-        if erased.pass.value(&ctx, &value) {
+        let ctx = self.trusted_ctx();
+        if pass.value(&ctx, &value) {
             self.trace_repairs(&repairs);
             return Ok(repairs);
         }
@@ -742,18 +742,18 @@ impl ToolSpec {
         let mut whole = value.clone();
         let (changed, zeros) = crate::bind::json::whole_numbers(&mut whole, false);
         keep_wide(&mut whole);
-        let mut bound = changed && erased.pass.value(&ctx, &whole);
+        let mut bound = changed && pass.value(&ctx, &whole);
         if !bound && zeros {
             crate::bind::json::whole_numbers(&mut whole, true);
             keep_wide(&mut whole);
-            bound = erased.pass.value(&ctx, &whole);
+            bound = pass.value(&ctx, &whole);
         }
         if bound {
             self.trace_repairs(&repairs);
             return Ok(repairs);
         }
         let (violations, more) = diagnose::rust_type_of_text(
-            erased.probe,
+            pass.probe(),
             &self.schema,
             &value,
             &wide,
@@ -775,43 +775,40 @@ impl ToolSpec {
         text: &str,
         sent: &Value,
         repaired: &Value,
-        erased: &mut Erased<'_>,
+        pass: &mut dyn Pass,
     ) -> Result<(), Vec<(String, String)>> {
         use crate::bind::rewrite::{edits, rewrite, Whole};
         let edits = edits(sent, repaired);
-        let mut wide = Vec::new();
-        let mut zeros = false;
-        for whole in [Whole::Kept, Whole::Doubles, Whole::AndNegativeZero] {
-            let Some(written) = rewrite(text, &edits, whole) else {
-                break;
-            };
-            let worth = match whole {
-                // Even as sent: the single pass checked the schema's
-                // assertions where it could vouch for them, and refused
-                // what it could not tell (an integer past 64 bits under a
-                // bound); `jsonschema` has judged the call since.
-                Whole::Kept => true,
-                Whole::Doubles => written.changed,
-                Whole::AndNegativeZero => zeros,
-            };
-            if whole == Whole::Kept {
-                zeros = written.zeros;
-                wide = written.wide;
-            }
-            if !worth || !text::usable() {
-                continue;
-            }
-            // The schema accepts the call: its assertions are not checked
-            // again, and its keys were found to be unique.
-            let ctx = Ctx::new(&self.plan, Mode::Fast)
-                .with_max_depth(self.limits.max_depth)
-                .trusting();
-            let mut reader = text::Reader::new(&written.text);
-            if erased.pass.text(&ctx, &mut reader) && !reader.failed() && reader.end().is_ok() {
+        // As sent (with the edits) first: the single pass checked the
+        // schema's assertions where it could vouch for them, and refused
+        // what it could not tell (an integer past 64 bits under a bound);
+        // `jsonschema` has judged the call since.
+        let Some(kept) = rewrite(text, &edits, Whole::Kept) else {
+            return Err(Vec::new());
+        };
+        if !text::usable() {
+            return Err(kept.wide);
+        }
+        let mut binds = |written: &str| {
+            // Its keys were found to be unique.
+            let ctx = self.trusted_ctx();
+            let mut reader = text::Reader::new(written);
+            pass.text(&ctx, &mut reader) && !reader.failed() && reader.end().is_ok()
+        };
+        if binds(&kept.text) {
+            return Ok(());
+        }
+        let doubles = rewrite(text, &edits, Whole::Doubles);
+        if doubles.is_some_and(|d| d.changed && binds(&d.text)) {
+            return Ok(());
+        }
+        if kept.zeros {
+            let zeros = rewrite(text, &edits, Whole::AndNegativeZero);
+            if zeros.is_some_and(|z| binds(&z.text)) {
                 return Ok(());
             }
         }
-        Err(wide)
+        Err(kept.wide)
     }
 
     /// The repairs of a pass that bound, or its refusal when they are more
@@ -978,15 +975,6 @@ enum After {
     RepeatedKey,
     /// The pass refused the call.
     Refused,
-}
-
-/// What the cold paths need of the target type, without naming it, so
-/// that they are compiled once rather than once for each arguments type.
-struct Erased<'a> {
-    /// The passes over the type: one that binds keeps what it bound.
-    pass: &'a mut dyn Pass,
-    /// serde's own error for a `Value` as the type, with its path.
-    probe: diagnose::Probe,
 }
 
 /// How a call came: what binding reads.

@@ -253,14 +253,7 @@ pub fn tool_result(message: &ToolMessage) -> Value {
     let mut block = Map::new();
     block.insert("type".into(), "tool_result".into());
     block.insert("tool_use_id".into(), message.id.clone().into());
-    let content = match &message.note {
-        None => message.text.clone().into(),
-        Some(_) => message
-            .blocks()
-            .map(|text| json!({"type": "text", "text": text}))
-            .collect(),
-    };
-    block.insert("content".into(), content);
+    block.insert("content".into(), super::content(message, "text"));
     if message.is_error {
         block.insert("is_error".into(), true.into());
     }

@@ -15,3 +15,17 @@ pub mod openai;
 
 #[allow(unused_imports)]
 use crate::toolbox::{ToolCall, ToolMessage};
+
+/// A message's content: its text as a string, or, with a note, an array of
+/// parts of type `part` (`text` for Chat Completions and Anthropic,
+/// `input_text` for the Responses API), the output and then the note.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+fn content(message: &ToolMessage, part: &str) -> serde_json::Value {
+    match &message.note {
+        None => message.text.clone().into(),
+        Some(_) => message
+            .blocks()
+            .map(|text| serde_json::json!({"type": part, "text": text}))
+            .collect(),
+    }
+}

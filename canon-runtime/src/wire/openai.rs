@@ -211,21 +211,8 @@ pub fn tool_message(message: &ToolMessage) -> Value {
     json!({
         "role": "tool",
         "tool_call_id": message.id,
-        "content": content(message, "text"),
+        "content": super::content(message, "text"),
     })
-}
-
-/// A message's content: its text as a string, or, with a note, an array of
-/// parts of type `part` (`text` in Chat Completions, `input_text` in the
-/// Responses API), the output and then the note.
-fn content(message: &ToolMessage, part: &str) -> Value {
-    match &message.note {
-        None => message.text.clone().into(),
-        Some(_) => message
-            .blocks()
-            .map(|text| json!({"type": part, "text": text}))
-            .collect(),
-    }
 }
 
 /// [`tool_message`] for each message, in order: the messages to append to
@@ -364,7 +351,7 @@ pub fn function_call_output(message: &ToolMessage) -> Value {
     json!({
         "type": "function_call_output",
         "call_id": message.id,
-        "output": content(message, "input_text"),
+        "output": super::content(message, "input_text"),
     })
 }
 

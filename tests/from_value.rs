@@ -244,3 +244,71 @@ fn a_call_the_plan_checks_is_read_from_a_value_as_from_text() {
         );
     }
 }
+
+/// Copy files between folders.
+#[tool]
+fn copy(
+    #[arg(rename = "from/dirs~")] from: Vec<String>,
+    to: Option<Vec<String>>,
+    only: std::collections::BTreeSet<String>,
+    dry_run: bool,
+) -> usize {
+    from.len() + to.map_or(0, |to| to.len()) + only.len() + usize::from(dry_run)
+}
+
+#[test]
+fn a_string_for_a_list_parameter_is_bound_from_a_value_as_from_text() {
+    // A string at a list parameter is bound in the plain read of the
+    // `Value`: each answer, repair pointers (escaped) and refusals alike,
+    // must be the one the same call as text gets.
+    let calls = [
+        json!({"from/dirs~": "src", "to": "out", "only": "a.rs", "dry_run": true}),
+        json!({"from/dirs~": ["src"], "to": null, "only": [], "dry_run": false}),
+        json!({"from/dirs~": "src", "only": ["a.rs"], "dry_run": false}),
+        json!({"from/dirs~": "", "only": [], "dry_run": false}),
+        json!({"from/dirs~": "a, b", "only": "[\"x\"]", "dry_run": false}),
+        json!({"from/dirs~": "src", "only": [], "dry_run": "no"}),
+        json!({"from/dirs~": "src", "only": [], "dry_run": false, "extra": "x"}),
+        json!({"from/dirs~": 3, "only": "x", "dry_run": false}),
+    ];
+    for call in &calls {
+        let (from_value, from_text) = answer(&Copy, call);
+        assert_eq!(from_value, from_text, "{call}");
+    }
+    // Each pointer escaped; in the order of the members as the `Value`
+    // holds them, as from text.
+    let mut pointers: Vec<_> = Copy
+        .bind(&calls[0])
+        .unwrap()
+        .repairs
+        .into_iter()
+        .map(|r| r.pointer)
+        .collect();
+    pointers.sort();
+    assert_eq!(pointers, ["/from~1dirs~0", "/only", "/to"]);
+    let bound = Copy.bind(&calls[0]).unwrap().args;
+    assert_eq!(
+        (
+            bound.from,
+            bound.to,
+            bound.only.into_iter().collect::<Vec<_>>()
+        ),
+        (
+            vec!["src".to_owned()],
+            Some(vec!["out".to_owned()]),
+            vec!["a.rs".to_owned()]
+        )
+    );
+    // Past the bound on repairs, the call is refused as from text.
+    let spec = canon::__private::ToolSpec::of::<CopyArgs>("copy", "Copy.").with_limits(Limits {
+        max_repairs: 2,
+        ..Limits::default()
+    });
+    let bind = |args: &Value| canon::__private::bind_args::<CopyArgs>(&spec, args, Policy::DEFAULT);
+    let error = bind(&calls[0]).unwrap_err();
+    let text =
+        canon::__private::bind_args_str::<CopyArgs>(&spec, &calls[0].to_string(), Policy::DEFAULT)
+            .unwrap_err();
+    assert_eq!(error.violations(), text.violations());
+    assert_eq!(bind(&calls[2]).unwrap().repairs.len(), 1);
+}

@@ -262,3 +262,67 @@ fn a_valid_call_allocates_what_strict_serde_allocates_on_every_workload() {
         assert!(text.0 .0 > 0, "the counter counts");
     }
 }
+
+/// The allocations of canon binding `near` from a `Value`, and of strict
+/// serde reading the call as canon repairs it (`repaired`).
+fn near_miss<T, S>(tool: &T, near: &str, repaired: &str) -> ((u64, u64), (u64, u64))
+where
+    T: Tool,
+    S: serde::de::DeserializeOwned,
+{
+    let near: Value = serde_json::from_str(near).unwrap();
+    let repaired: Value = serde_json::from_str(repaired).unwrap();
+    assert_eq!(tool.bind(&near).unwrap().repairs.len(), 1);
+    let strict = allocations(|| {
+        S::deserialize(&repaired).unwrap();
+    });
+    let canon = allocations(|| {
+        tool.bind(&near).unwrap();
+    });
+    (strict, canon)
+}
+
+#[test]
+fn a_near_miss_at_a_parameter_costs_from_a_value_what_its_repair_adds() {
+    let w4_repaired = w4().replace(r#"["ana", "ben"]"#, r#"["ana"]"#);
+    let w4_near = w4().replace(r#"["ana", "ben"]"#, r#""ana""#);
+    let rows = [
+        (
+            "W1 flat",
+            near_miss::<_, Strict>(
+                &SearchCode,
+                &W1.replace(r#"["dotnet/eshop", "dotnet/runtime"]"#, r#""dotnet/eshop""#),
+                &W1.replace(
+                    r#"["dotnet/eshop", "dotnet/runtime"]"#,
+                    r#"["dotnet/eshop"]"#,
+                ),
+            ),
+        ),
+        (
+            "W3 many fields",
+            near_miss::<_, StrictEvent>(
+                &CreateEvent,
+                &W3.replace(r#"["mon", "wed", "fri"]"#, r#""mon""#),
+                &W3.replace(r#"["mon", "wed", "fri"]"#, r#"["mon"]"#),
+            ),
+        ),
+        (
+            "W4 long strings",
+            near_miss::<_, StrictWrite>(&WriteFile, &w4_near, &w4_repaired),
+        ),
+    ];
+    // The one repair: its list, and its pointer (`/` and the name).
+    for (name, (strict, canon)) in rows {
+        let pointer = match name {
+            "W1 flat" => "/data_source_names",
+            "W3 many fields" => "/repeat_days",
+            _ => "/reviewers",
+        };
+        let repair = std::mem::size_of::<canon::Repair>() as u64 + pointer.len() as u64;
+        assert_eq!(
+            canon,
+            (strict.0 + 2, strict.1 + repair),
+            "{name}: (allocations, bytes) of canon's near miss vs strict on the repaired call"
+        );
+    }
+}

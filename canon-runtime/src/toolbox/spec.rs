@@ -16,7 +16,7 @@ use crate::bind::diagnose;
 use crate::bind::policy::Policy;
 use crate::bind::telemetry;
 use crate::bind::text;
-use crate::bind::tolerant::{read_object, read_value, vouches, BindArgs, Ctx, Mode, Object};
+use crate::bind::tolerant::{read_object, read_value, vouches, BindArgs, Ctx, Mode, Object, Wraps};
 use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::feedback::BindError;
 use crate::limits::Limits;
@@ -519,8 +519,11 @@ impl ToolSpec {
     ) -> Result<Vec<Repair>, BindError> {
         // The type reads the call as plain serde would where that is known
         // to bind exactly when the adapter would (see `Pass::read`).
-        if pass.read(self, args) {
-            return Ok(Vec::new());
+        if let Some(repairs) = pass.read(self, args) {
+            if repairs.is_empty() {
+                return Ok(repairs);
+            }
+            return self.accepted_read(repairs);
         }
         let ctx = self.value_ctx();
         if pass.value(&ctx, args) {
@@ -561,17 +564,23 @@ impl ToolSpec {
     }
 
     /// Whether a `#[tool]`'s arguments object is read as plain serde would
-    /// before the pass ([`Routed`]'s `read`): when the plan's typed depth
-    /// is within the bound; otherwise, for a call with nested objects,
-    /// when the look vouches for the whole call first (a flat call goes
-    /// straight to the pass, which is faster there).
+    /// before the pass ([`Routed`]'s `read`), binding a string at a
+    /// tolerant member as the adapter would: when the plan asserts nothing
+    /// but types and its typed depth is within the bound.
     #[cfg_attr(not(debug_assertions), inline)]
-    fn reads_plainly(&self, value: &Value) -> bool {
-        let typed = self
-            .plan
+    fn reads_typed(&self) -> bool {
+        self.plan
             .typed_depth()
-            .is_some_and(|depth| depth as usize <= self.limits.max_depth);
-        typed || (self.look_first && vouches(&self.plan, self.limits.max_depth, value, true))
+            .is_some_and(|depth| depth as usize <= self.limits.max_depth)
+    }
+
+    /// Otherwise, whether the call is read plainly (with nothing to
+    /// repair) because the look vouches for the whole call first: for a
+    /// call with nested objects (a flat call goes straight to the pass,
+    /// which is faster there).
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn looks_first(&self, value: &Value) -> bool {
+        self.look_first && vouches(&self.plan, self.limits.max_depth, value, true)
     }
 
     /// The state of a single pass over a `Value`.
@@ -816,6 +825,20 @@ impl ToolSpec {
     #[inline]
     fn accepted(&self, ctx: Ctx<'_>) -> Result<Vec<Repair>, BindError> {
         let (repairs, n) = ctx.into_repairs();
+        self.accepted_repairs(repairs, n)
+    }
+
+    /// The repairs the plain read made, all kept: as [`accepted`](Self::accepted).
+    #[inline(never)]
+    fn accepted_read(&self, repairs: Vec<Repair>) -> Result<Vec<Repair>, BindError> {
+        let n = repairs.len();
+        self.accepted_repairs(repairs, n)
+    }
+
+    /// [`accepted`](Self::accepted) for the `n` repairs a pass made, of
+    /// which `repairs` were kept.
+    #[inline]
+    fn accepted_repairs(&self, repairs: Vec<Repair>, n: usize) -> Result<Vec<Repair>, BindError> {
         if n != 0 {
             if n > self.limits.max_repairs {
                 return Err(self.too_many_repairs(n));
@@ -1000,9 +1023,10 @@ trait Pass {
     fn value(&mut self, ctx: &Ctx<'_>, value: &Value) -> bool;
 
     /// The target read from a `Value` with no adapter, where that binds
-    /// exactly when the adapter would bind with no repair: true when it
-    /// bound; false leaves the call to the adapter.
-    fn read(&mut self, spec: &ToolSpec, value: &Value) -> bool;
+    /// exactly as the adapter would: the repairs made when it bound (a
+    /// string at a tolerant member of a `#[tool]`'s arguments, bound as the
+    /// adapter binds it); `None` leaves the call to the adapter.
+    fn read(&mut self, spec: &ToolSpec, value: &Value) -> Option<Vec<Repair>>;
 
     /// serde's own reading of the target, for the diagnosis.
     fn probe(&self) -> diagnose::Probe;
@@ -1053,9 +1077,9 @@ impl<A: DeserializeOwned> Pass for Slot<A, Plain> {
     /// each position it reaches: when nothing is to be repaired and nothing
     /// the plan refuses, it binds exactly when the adapter would.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn read(&mut self, spec: &ToolSpec, value: &Value) -> bool {
+    fn read(&mut self, spec: &ToolSpec, value: &Value) -> Option<Vec<Repair>> {
         self.out = read_value(&spec.plan, spec.limits.max_depth, value, false);
-        self.out.is_some()
+        self.out.as_ref().map(|_| Vec::new())
     }
 
     fn probe(&self) -> diagnose::Probe {
@@ -1089,7 +1113,7 @@ impl<A: BindArgs> Pass for Slot<A, Routed<'_>> {
         let Value::Object(object) = value else {
             return false;
         };
-        match ctx.deserialize_args(Object(object), self.kind.0.slots::<A>()) {
+        match ctx.deserialize_args(Object::new(object, None), self.kind.0.slots::<A>()) {
             Ok(args) => {
                 self.out = Some(args);
                 true
@@ -1100,23 +1124,32 @@ impl<A: BindArgs> Pass for Slot<A, Routed<'_>> {
 
     /// The type was derived with its schema (a routed binder is only
     /// reached from `#[tool]` code, whose spec is `ToolSpec::of` its
-    /// arguments) and, where [`ToolSpec::reads_plainly`] says so, refuses
-    /// whatever the plan would refuse in a call it accepts: the call is
-    /// read as plain serde would, first. A call it refuses goes to the
-    /// adapter, so it binds (or is repaired, or refused) exactly as it
-    /// would have. Plain serde also reads the arguments from an array of
-    /// their values, which the published schema refuses: only an object is
-    /// read plainly.
+    /// arguments) and, where [`ToolSpec::reads_typed`] or
+    /// [`ToolSpec::looks_first`] says so, refuses whatever the plan would
+    /// refuse in a call it accepts: the call is read as plain serde would,
+    /// first. Where the plan asserts nothing but types, a string at a
+    /// tolerant member is bound in that read as the adapter binds it (the
+    /// rule is all the adapter would apply there). A call the read refuses
+    /// goes to the adapter, so it binds (or is repaired, or refused) exactly
+    /// as it would have. Plain serde also reads the arguments from an array
+    /// of their values, which the published schema refuses: only an object
+    /// is read plainly.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn read(&mut self, spec: &ToolSpec, value: &Value) -> bool {
+    fn read(&mut self, spec: &ToolSpec, value: &Value) -> Option<Vec<Repair>> {
         let Value::Object(object) = value else {
-            return false;
+            return None;
         };
-        if !spec.reads_plainly(value) {
-            return false;
+        if spec.reads_typed() {
+            let wraps = Wraps::new(&spec.plan);
+            self.out = read_object(object, wraps.as_ref()).ok();
+            self.out.as_ref()?;
+            return Some(wraps.map(Wraps::into_repairs).unwrap_or_default());
         }
-        self.out = read_object(object).ok();
-        self.out.is_some()
+        if !spec.looks_first(value) {
+            return None;
+        }
+        self.out = read_object(object, None).ok();
+        self.out.as_ref().map(|_| Vec::new())
     }
 
     /// A field at a time: each field's reading is compiled once for its

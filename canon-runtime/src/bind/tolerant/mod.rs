@@ -17,7 +17,7 @@
 use fields::Routes;
 pub use fields::{BindArgs, Fields};
 use keys::*;
-pub(crate) use plain::{read_object, Object};
+pub(crate) use plain::{read_object, Object, Wraps};
 use std::cell::{Cell, RefCell};
 use std::fmt;
 pub(crate) use value::read as read_value;
@@ -723,7 +723,7 @@ impl<'a, V> Vis<'a, V> {
 }
 
 /// The one-element sequence a repaired string is presented as.
-struct One<D>(Option<D>);
+pub(super) struct One<D>(pub(super) Option<D>);
 
 impl<'de, D: Deserializer<'de>> SeqAccess<'de> for One<D> {
     type Error = D::Error;

@@ -104,6 +104,7 @@ pub(super) fn deserialize(
         #[automatically_derived]
         impl #krate::__private::BindArgs for #args {
             const FIELDS: &'static [&'static ::core::primitive::str] = &[#(#wire),*];
+            const POINTERS: &'static [&'static ::core::primitive::str] = &[#(#pointers),*];
 
             fn probe_field(
                 index: ::core::primitive::usize,

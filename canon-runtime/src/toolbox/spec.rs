@@ -483,8 +483,15 @@ impl ToolSpec {
         mut slot: Slot<A, K>,
     ) -> Result<Bound<A>, BindError>
     where
-        Slot<A, K>: Pass,
+        Slot<A, K>: Pass + First<A>,
     {
+        // The plain read, here where the type is named: what it binds is
+        // returned as it came, not kept in the slot and moved out again.
+        if let Call::Value(args) = call {
+            if let Some(bound) = slot.first(self, args) {
+                return bound;
+            }
+        }
         match self.bind_call_erased(call, policy, &mut slot) {
             Ok(repairs) => match slot.out {
                 Some(args) => Ok(Bound::new(args, repairs)),
@@ -517,14 +524,7 @@ impl ToolSpec {
         policy: Policy,
         pass: &mut dyn Pass,
     ) -> Result<Vec<Repair>, BindError> {
-        // The type reads the call as plain serde would where that is known
-        // to bind exactly when the adapter would (see `Pass::read`).
-        if let Some(repairs) = pass.read(self, args) {
-            if repairs.is_empty() {
-                return Ok(repairs);
-            }
-            return self.accepted_read(repairs);
-        }
+        // The plain read ([`First`]) did not bind: the pass through the plan.
         let ctx = self.value_ctx();
         if pass.value(&ctx, args) {
             return self.accepted(ctx);
@@ -1022,14 +1022,17 @@ trait Pass {
     /// One pass over a `Value` with the given state: true when it bound.
     fn value(&mut self, ctx: &Ctx<'_>, value: &Value) -> bool;
 
-    /// The target read from a `Value` with no adapter, where that binds
-    /// exactly as the adapter would: the repairs made when it bound (a
-    /// string at a tolerant member of a `#[tool]`'s arguments, bound as the
-    /// adapter binds it); `None` leaves the call to the adapter.
-    fn read(&mut self, spec: &ToolSpec, value: &Value) -> Option<Vec<Repair>>;
-
     /// serde's own reading of the target, for the diagnosis.
     fn probe(&self) -> diagnose::Probe;
+}
+
+/// The target read from a `Value` with no adapter, where that binds
+/// exactly as the adapter would (a string at a tolerant member of a
+/// `#[tool]`'s arguments bound as the adapter binds it, the repair
+/// recorded): the binding, or `None`, which leaves the call to the adapter.
+/// Generic, so that the target is returned as it was read.
+trait First<A> {
+    fn first(&self, spec: &ToolSpec, value: &Value) -> Option<Result<Bound<A>, BindError>>;
 }
 
 /// What the last pass that bound gave, and how the target is read
@@ -1073,17 +1076,19 @@ impl<A: DeserializeOwned> Pass for Slot<A, Plain> {
         }
     }
 
+    fn probe(&self) -> diagnose::Probe {
+        diagnose::Probe::Type(diagnose::probe_of::<A>)
+    }
+}
+
+impl<A: DeserializeOwned> First<A> for Slot<A, Plain> {
     /// The type reads the call as plain serde would while the look checks
     /// each position it reaches: when nothing is to be repaired and nothing
     /// the plan refuses, it binds exactly when the adapter would.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn read(&mut self, spec: &ToolSpec, value: &Value) -> Option<Vec<Repair>> {
-        self.out = read_value(&spec.plan, spec.limits.max_depth, value, false);
-        self.out.as_ref().map(|_| Vec::new())
-    }
-
-    fn probe(&self) -> diagnose::Probe {
-        diagnose::Probe::Type(diagnose::probe_of::<A>)
+    fn first(&self, spec: &ToolSpec, value: &Value) -> Option<Result<Bound<A>, BindError>> {
+        let args = read_value(&spec.plan, spec.limits.max_depth, value, false)?;
+        Some(Ok(Bound::new(args, Vec::new())))
     }
 }
 
@@ -1122,6 +1127,17 @@ impl<A: BindArgs> Pass for Slot<A, Routed<'_>> {
         }
     }
 
+    /// A field at a time: each field's reading is compiled once for its
+    /// type, not once for each arguments struct.
+    fn probe(&self) -> diagnose::Probe {
+        diagnose::Probe::Fields {
+            names: A::FIELDS,
+            field: A::probe_field,
+        }
+    }
+}
+
+impl<A: BindArgs> First<A> for Slot<A, Routed<'_>> {
     /// The type was derived with its schema (a routed binder is only
     /// reached from `#[tool]` code, whose spec is `ToolSpec::of` its
     /// arguments) and, where [`ToolSpec::reads_typed`] or
@@ -1135,30 +1151,27 @@ impl<A: BindArgs> Pass for Slot<A, Routed<'_>> {
     /// of their values, which the published schema refuses: only an object
     /// is read plainly.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn read(&mut self, spec: &ToolSpec, value: &Value) -> Option<Vec<Repair>> {
+    fn first(&self, spec: &ToolSpec, value: &Value) -> Option<Result<Bound<A>, BindError>> {
         let Value::Object(object) = value else {
             return None;
         };
         if spec.reads_typed() {
-            let wraps = Wraps::new(&spec.plan);
-            self.out = read_object(object, wraps.as_ref()).ok();
-            self.out.as_ref()?;
-            return Some(wraps.map(Wraps::into_repairs).unwrap_or_default());
+            let wraps = Wraps::new::<A>(&spec.plan);
+            let args = read_object::<A>(object, wraps.as_ref()).ok()?;
+            let repairs = wraps.map(Wraps::into_repairs).unwrap_or_default();
+            if repairs.is_empty() {
+                return Some(Ok(Bound::new(args, Vec::new())));
+            }
+            return Some(
+                spec.accepted_read(repairs)
+                    .map(|repairs| Bound::new(args, repairs)),
+            );
         }
         if !spec.looks_first(value) {
             return None;
         }
-        self.out = read_object(object, None).ok();
-        self.out.as_ref().map(|_| Vec::new())
-    }
-
-    /// A field at a time: each field's reading is compiled once for its
-    /// type, not once for each arguments struct.
-    fn probe(&self) -> diagnose::Probe {
-        diagnose::Probe::Fields {
-            names: A::FIELDS,
-            field: A::probe_field,
-        }
+        let args = read_object::<A>(object, None).ok()?;
+        Some(Ok(Bound::new(args, Vec::new())))
     }
 }
 

@@ -12,6 +12,10 @@ pub trait BindArgs: de::DeserializeOwned + 'static {
     /// The members of the arguments object, in field order.
     const FIELDS: &'static [&'static str];
 
+    /// The RFC 6901 pointer of each member (`/` and the escaped name), in
+    /// field order: a repair there borrows it.
+    const POINTERS: &'static [&'static str] = &[];
+
     /// Deserializes the struct, asking `fields` for each field's value.
     ///
     /// # Errors

@@ -19,6 +19,7 @@
 //! presents it. Only that branch, which a valid call never takes, does any
 //! work: a valid call is read as before.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 use serde::de::value::BorrowedStrDeserializer;
@@ -50,16 +51,22 @@ pub(crate) fn read_object<A: BindArgs>(
 pub(crate) struct Wraps<'p> {
     plan: &'p Plan,
     root: &'p Node,
+    /// The arguments' members and their pointers ([`BindArgs`]), which a
+    /// repair borrows.
+    names: &'static [&'static str],
+    pointers: &'static [&'static str],
     repairs: RefCell<Vec<Repair>>,
 }
 
 impl<'p> Wraps<'p> {
-    /// The root of `plan`, when it has one.
+    /// The root of `plan`, when it has one, for the arguments `A`.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn new(plan: &'p Plan) -> Option<Self> {
+    pub(crate) fn new<A: BindArgs>(plan: &'p Plan) -> Option<Self> {
         Some(Wraps {
             plan,
             root: plan.root()?,
+            names: A::FIELDS,
+            pointers: A::POINTERS,
             repairs: RefCell::new(Vec::new()),
         })
     }
@@ -81,9 +88,11 @@ impl<'p> Wraps<'p> {
         if !self.plan.node(id).wrap_string || string_at_string_array(s) != Verdict::Wrap {
             return false;
         }
-        let mut pointer = String::with_capacity(1 + token.len());
-        pointer.push('/');
-        pointer.push_str(token);
+        let borrowed = self.names.iter().position(|name| *name == key);
+        let pointer = match borrowed.and_then(|i| self.pointers.get(i)) {
+            Some(pointer) => Cow::Borrowed(*pointer),
+            None => Cow::Owned(format!("/{token}")),
+        };
         let repair = Repair::new(pointer, RepairRule::ScalarToArray);
         let mut repairs = self.repairs.borrow_mut();
         if repairs.is_empty() {

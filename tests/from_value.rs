@@ -312,3 +312,52 @@ fn a_string_for_a_list_parameter_is_bound_from_a_value_as_from_text() {
     assert_eq!(error.violations(), text.violations());
     assert_eq!(bind(&calls[2]).unwrap().repairs.len(), 1);
 }
+
+/// Route messages by topic, in layers.
+#[tool]
+fn route(
+    layers: Vec<std::collections::BTreeMap<String, Vec<String>>>,
+    rows: Vec<Vec<String>>,
+) -> usize {
+    layers.len() + rows.len()
+}
+
+#[test]
+fn a_string_for_a_list_below_a_parameter_is_bound_from_a_value_as_from_text() {
+    let calls = [
+        json!({"layers": [{"a": "x", "b": ["y"]}, {"c": "z"}], "rows": ["r", ["s"]]}),
+        json!({"layers": [{"a": ""}], "rows": []}),
+        json!({"layers": [{"a": "p, q"}], "rows": [["s"], "t"]}),
+        json!({"layers": {"a": "x"}, "rows": "r"}),
+        json!({"layers": [{"a~/": ["x"]}], "rows": [["1"]]}),
+        json!({"layers": [{"a~/": "x"}], "rows": [[1]]}),
+    ];
+    for call in &calls {
+        let (from_value, from_text) = answer(&Route, call);
+        assert_eq!(from_value, from_text, "{call}");
+    }
+    let pointers = |call: &Value| -> Vec<String> {
+        let mut pointers: Vec<_> = Route
+            .bind(call)
+            .unwrap()
+            .repairs
+            .into_iter()
+            .map(|r| r.pointer.into_owned())
+            .collect();
+        pointers.sort();
+        pointers
+    };
+    assert_eq!(
+        pointers(&calls[0]),
+        ["/layers/0/a", "/layers/1/c", "/rows/0"]
+    );
+    assert_eq!(pointers(&calls[4]).len(), 0);
+    // More strings than the plain read looks for: the pass binds the rest.
+    let many = json!({"layers": vec![json!({"a": "x"}); 12], "rows": []});
+    let (from_value, from_text) = answer(&Route, &many);
+    assert_eq!(from_value, from_text);
+    assert_eq!(pointers(&many).len(), 12);
+    let bound = Route.bind(&calls[0]).unwrap().args;
+    assert_eq!(bound.layers[1]["c"], ["z"]);
+    assert_eq!(bound.rows, [vec!["r".to_owned()], vec!["s".to_owned()]]);
+}

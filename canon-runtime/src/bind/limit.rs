@@ -311,6 +311,18 @@ fn a_near_miss_at_a_parameter_costs_from_a_value_what_its_repair_adds() {
             near_miss::<_, StrictWrite>(&WriteFile, &w4_near, &w4_repaired),
         ),
     ];
+    // Below a parameter, the pointer is written, and the string's position
+    // searched for in a path of one step a level of the plan.
+    let (strict, canon) = near_miss::<_, StrictGroups>(
+        &LabelGroups,
+        &W5.replace(r#"["guides", "reference"]"#, r#""guides""#),
+        &W5.replace(r#"["guides", "reference"]"#, r#"["guides"]"#),
+    );
+    assert_eq!(
+        canon.0,
+        strict.0 + 3,
+        "W5 map of lists: allocations of canon's near miss vs strict on the repaired call"
+    );
     // The one repair, in a list of one: its pointer, a parameter's, is
     // borrowed.
     let repair = std::mem::size_of::<canon::Repair>() as u64;

@@ -1156,7 +1156,7 @@ impl<A: BindArgs> First<A> for Slot<A, Routed<'_>> {
             return None;
         };
         if spec.reads_typed() {
-            let wraps = Wraps::new::<A>(&spec.plan);
+            let wraps = Wraps::new::<A>(&spec.plan, spec.slots::<A>(), object);
             let args = read_object::<A>(object, wraps.as_ref()).ok()?;
             let repairs = wraps.map(Wraps::into_repairs).unwrap_or_default();
             if repairs.is_empty() {

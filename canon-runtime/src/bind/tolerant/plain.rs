@@ -10,26 +10,34 @@
 //! until there are none, so no member is ever left: this reader hands the
 //! value back as it came.
 //!
+//! Below the arguments object, each value is read as serde_json reads a
+//! `&Value` ([`ValueRef`]: the same visits, the same keys, the same errors
+//! where it matters, which is whether there is one), by readers of canon's
+//! own where a string may be asked for as a sequence: arrays, objects and
+//! options. A valid call costs what serde_json's reader costs.
+//!
 //! The plain read also binds the commonest near miss in the same walk: a
-//! string sent for a member whose schema says array of strings. Where the
-//! type asks for a sequence, serde_json would refuse a string; here, when
-//! the reader was given the plan's root ([`Wraps`]), the string is looked up
-//! there and, at a tolerant position the rule accepts, presented as a
-//! one-element sequence with the repair recorded, exactly as the adapter
-//! presents it. Only that branch, which a valid call never takes, does any
-//! work: a valid call is read as before.
+//! string sent where the schema says array of strings. Where the type asks
+//! for a sequence, serde_json would refuse a string; here, when the reader
+//! was given the plan ([`Wraps`]), the string's position is found (by the
+//! string's own address, searched for in the call) and followed through
+//! the plan and, at a tolerant position the rule accepts, the string is
+//! presented as a one-element sequence with the repair recorded, exactly as
+//! the adapter presents it. Only that branch, which a valid call never
+//! takes, does any work.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use serde::de::value::BorrowedStrDeserializer;
-use serde::de::{DeserializeSeed, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Unexpected, Visitor};
 use serde_json::{Map, Value};
 
 use super::{BindArgs, Fields, One};
 use crate::bind::rule::{string_at_string_array, Verdict};
 use crate::repair::{Repair, RepairRule};
 use crate::schema::plan::{Member, Node, Plan};
+use crate::schema::pointer::escape;
 
 /// Reads `A` from `object` as `A::deserialize` reads the `Value` holding
 /// it: the same keys and values to the same visitor, whose result is
@@ -43,56 +51,121 @@ pub(crate) fn read_object<A: BindArgs>(
     A::bind_fields(Object::new(object, wraps), Fields::PLAIN)
 }
 
-/// The plan's root, for a plain read that binds a string at a tolerant
-/// member of the arguments object as the adapter would, and the repairs it
-/// made. Only for a plan whose positions assert nothing but types (a
-/// `#[tool]`'s whose type checks everything the plan would): the rule is
-/// then all the adapter applies to such a string.
+/// The plan, for a plain read that binds a string where the schema says
+/// array of strings as the adapter would, and the repairs it made. Only for
+/// a plan whose positions assert nothing but types (a `#[tool]`'s whose
+/// type checks everything the plan would, [`Plan::typed_depth`]): the rule
+/// is then all the adapter applies to such a string.
 pub(crate) struct Wraps<'p> {
     plan: &'p Plan,
     root: &'p Node,
+    /// How deep the plan's positions go: a string deeper is at none.
+    depth: usize,
+    /// The call, where a string's position is searched for.
+    object: &'p Map<String, Value>,
     /// The arguments' members and their pointers ([`BindArgs`]), which a
-    /// repair borrows.
+    /// repair at a parameter borrows.
     names: &'static [&'static str],
     pointers: &'static [&'static str],
+    /// The plan slot of each member ([`Fields`]' routes).
+    slots: &'p [Option<u32>],
+    /// The searches made; past [`MAX_SEARCHES`] the call is left to the
+    /// adapter, whose walk is linear in the call whatever it holds.
+    searches: Cell<usize>,
     repairs: RefCell<Vec<Repair>>,
 }
 
+/// How many strings one plain read looks for in the call.
+const MAX_SEARCHES: usize = 8;
+
+/// One step from a value to a member or item of it.
+#[derive(Clone, Copy)]
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
 impl<'p> Wraps<'p> {
-    /// The root of `plan`, when it has one, for the arguments `A`.
+    /// The plan of the arguments `A`, for the call `object`, when the plan
+    /// has a root and asserts nothing but types.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn new<A: BindArgs>(plan: &'p Plan) -> Option<Self> {
+    pub(crate) fn new<A: BindArgs>(
+        plan: &'p Plan,
+        slots: &'p [Option<u32>],
+        object: &'p Map<String, Value>,
+    ) -> Option<Self> {
         Some(Wraps {
+            slots,
             plan,
             root: plan.root()?,
+            depth: plan.typed_depth()? as usize,
+            object,
             names: A::FIELDS,
             pointers: A::POINTERS,
+            searches: Cell::new(0),
             repairs: RefCell::new(Vec::new()),
         })
     }
 
-    /// The repairs made, in the order the members were read.
+    /// The repairs made, in the order the call was read.
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn into_repairs(self) -> Vec<Repair> {
         self.repairs.into_inner()
     }
 
-    /// Whether the string `s`, sent for the member `key`, is to be bound as
-    /// a one-element sequence; if so, the repair is recorded.
+    /// Whether the string `s` of the call, where the type asked for a
+    /// sequence, is to be bound as a one-element sequence: it sits at a
+    /// tolerant position of the plan and the rule accepts it. If so, the
+    /// repair is recorded.
     #[cold]
     #[inline(never)]
-    fn wrap(&self, key: &str, s: &str) -> bool {
-        let Member::Named(token, id) = self.root.member(key) else {
-            return false;
-        };
-        if !self.plan.node(id).wrap_string || string_at_string_array(s) != Verdict::Wrap {
+    fn wrap(&self, s: &str) -> bool {
+        // Blank strings (which share an address) are refused by the rule.
+        if string_at_string_array(s) != Verdict::Wrap || self.searches.get() >= MAX_SEARCHES {
             return false;
         }
-        let borrowed = self.names.iter().position(|name| *name == key);
-        let pointer = match borrowed.and_then(|i| self.pointers.get(i)) {
-            Some(pointer) => Cow::Borrowed(*pointer),
-            None => Cow::Owned(format!("/{token}")),
-        };
+        self.searches.set(self.searches.get() + 1);
+        // A parameter's own string, the commonest, is among the members:
+        // its plan is the parameter's, and its pointer borrowed.
+        let member = self.object.iter().find(|(_, value)| is(value, s));
+        if let Some((key, _)) = member {
+            let Some(i) = self.names.iter().position(|name| name == key) else {
+                return false;
+            };
+            let Some(slot) = self.slots.get(i).copied().flatten() else {
+                return false;
+            };
+            let node = self.plan.node(self.root.properties[slot as usize].id);
+            let pointer = match self.pointers.get(i) {
+                Some(pointer) => Cow::Borrowed(*pointer),
+                None => self.pointer(&[Step::Key(key)]),
+            };
+            return node.wrap_string && self.record(pointer);
+        }
+        // Below a member: searched for, one step a level of the plan.
+        let mut path = Vec::with_capacity(self.depth);
+        if !find(self.object, s, self.depth, &mut path) {
+            return false;
+        }
+        let mut node = self.root;
+        for step in &path {
+            let id = match step {
+                Step::Key(key) => match node.member(key) {
+                    Member::Named(_, id) | Member::Additional(id, _) => id,
+                    Member::Skip => return false,
+                },
+                Step::Index(_) => match node.items {
+                    Some(id) => id,
+                    None => return false,
+                },
+            };
+            node = self.plan.node(id);
+        }
+        node.wrap_string && self.record(self.pointer(&path))
+    }
+
+    /// Records the repair at `pointer`: true.
+    fn record(&self, pointer: Cow<'static, str>) -> bool {
         let repair = Repair::new(pointer, RepairRule::ScalarToArray);
         let mut repairs = self.repairs.borrow_mut();
         if repairs.is_empty() {
@@ -103,6 +176,70 @@ impl<'p> Wraps<'p> {
         }
         true
     }
+
+    /// The pointer of `path`, written.
+    fn pointer(&self, path: &[Step<'_>]) -> Cow<'static, str> {
+        // Room for every token, escaped (an escape doubles a character at
+        // most), so that it is written in one allocation.
+        let room = path.iter().map(|step| match step {
+            Step::Key(key) => 1 + 2 * key.len(),
+            Step::Index(_) => 21,
+        });
+        let mut pointer = String::with_capacity(room.sum());
+        for step in path {
+            pointer.push('/');
+            match step {
+                Step::Key(key) => pointer.push_str(&escape(key)),
+                Step::Index(i) => {
+                    use std::fmt::Write as _;
+                    let _ = write!(pointer, "{i}");
+                }
+            }
+        }
+        Cow::Owned(pointer)
+    }
+}
+
+/// Whether `value` is the string `s` itself (the same bytes at the same
+/// address).
+#[inline]
+fn is(value: &Value, s: &str) -> bool {
+    matches!(value, Value::String(t) if std::ptr::eq(t.as_str(), s))
+}
+
+/// Pushes onto `path` the steps from `object` to the string value that is
+/// `s` itself, at most `depth` arrays and objects below it: true when it was
+/// found. The recursion is as deep as the plan, not as the call.
+fn find<'v>(
+    object: &'v Map<String, Value>,
+    s: &str,
+    depth: usize,
+    path: &mut Vec<Step<'v>>,
+) -> bool {
+    object.iter().any(|(key, value)| {
+        path.push(Step::Key(key));
+        let found = find_in(value, s, depth.saturating_sub(1), path);
+        if !found {
+            path.pop();
+        }
+        found
+    })
+}
+
+fn find_in<'v>(value: &'v Value, s: &str, depth: usize, path: &mut Vec<Step<'v>>) -> bool {
+    match value {
+        _ if is(value, s) => true,
+        Value::Array(items) if depth > 0 => items.iter().enumerate().any(|(i, item)| {
+            path.push(Step::Index(i));
+            let found = find_in(item, s, depth - 1, path);
+            if !found {
+                path.pop();
+            }
+            found
+        }),
+        Value::Object(members) if depth > 0 => find(members, s, depth, path),
+        _ => false,
+    }
 }
 
 /// An object of a `Value`, read as a map whatever the type asks for.
@@ -112,8 +249,8 @@ pub(crate) struct Object<'de, 'w> {
 }
 
 impl<'de, 'w> Object<'de, 'w> {
-    /// The object `map`, read plainly or (`wraps`) binding a string at a
-    /// tolerant member as a sequence.
+    /// The object `map`, read plainly or (`wraps`) binding a string where
+    /// the schema says array of strings as a sequence.
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn new(map: &'de Map<String, Value>, wraps: Option<&'w Wraps<'w>>) -> Self {
         Object { map, wraps }
@@ -135,13 +272,13 @@ impl<'de> serde::Deserializer<'de> for Object<'de, '_> {
     }
 }
 
-/// The members of an object, each key as a borrowed string and each value
-/// as serde_json reads a `&Value` ([`MemberValue`]), or through the plan where
-/// the arguments' [`Fields`] route it.
+/// The members of the arguments object, each key as a borrowed string and
+/// each value as serde_json reads a `&Value` ([`ValueRef`]), or through the
+/// plan where the arguments' [`Fields`] route it.
 pub(super) struct Members<'de, 'w> {
     members: serde_json::map::Iter<'de>,
-    /// The key last read and its value.
-    value: Option<(&'de String, &'de Value)>,
+    /// The value of the key last read.
+    value: Option<&'de Value>,
     wraps: Option<&'w Wraps<'w>>,
 }
 
@@ -162,7 +299,7 @@ fn missing_value() -> serde_json::Error {
     serde::de::Error::custom("value is missing")
 }
 
-impl<'de, 'w> MapAccess<'de> for Members<'de, 'w> {
+impl<'de> MapAccess<'de> for Members<'de, '_> {
     type Error = serde_json::Error;
 
     #[cfg_attr(not(debug_assertions), inline(always))]
@@ -173,7 +310,7 @@ impl<'de, 'w> MapAccess<'de> for Members<'de, 'w> {
         let Some((key, value)) = self.members.next() else {
             return Ok(None);
         };
-        self.value = Some((key, value));
+        self.value = Some(value);
         seed.deserialize(BorrowedStrDeserializer::new(key))
             .map(Some)
     }
@@ -183,14 +320,10 @@ impl<'de, 'w> MapAccess<'de> for Members<'de, 'w> {
         &mut self,
         seed: T,
     ) -> Result<T::Value, Self::Error> {
-        let Some((key, value)) = self.value.take() else {
+        let Some(value) = self.value.take() else {
             return Err(missing_value());
         };
-        seed.deserialize(MemberValue {
-            key,
-            value,
-            wraps: self.wraps,
-        })
+        seed.deserialize(ValueRef::new(value, self.wraps))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -198,15 +331,24 @@ impl<'de, 'w> MapAccess<'de> for Members<'de, 'w> {
     }
 }
 
-/// The value of one member, read as serde_json reads a `&Value`, but for a
-/// string where the type asks for a sequence (see [`Wraps`]).
-struct MemberValue<'de, 'w> {
-    key: &'de String,
+/// A value of the call, read as serde_json reads a `&Value`, but for a
+/// string where the type asks for a sequence (see [`Wraps`]). Arrays,
+/// objects and options are read by canon's readers, as serde_json's read
+/// them, so that a string below them can be seen; every other form is read
+/// by serde_json's own reader.
+pub(crate) struct ValueRef<'de, 'w> {
     value: &'de Value,
     wraps: Option<&'w Wraps<'w>>,
 }
 
-macro_rules! forward_member {
+impl<'de, 'w> ValueRef<'de, 'w> {
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn new(value: &'de Value, wraps: Option<&'w Wraps<'w>>) -> Self {
+        ValueRef { value, wraps }
+    }
+}
+
+macro_rules! forward_value {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
         #[cfg_attr(not(debug_assertions), inline(always))]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
@@ -215,10 +357,10 @@ macro_rules! forward_member {
     )*};
 }
 
-impl<'de> serde::Deserializer<'de> for MemberValue<'de, '_> {
+impl<'de> serde::Deserializer<'de> for ValueRef<'de, '_> {
     type Error = serde_json::Error;
 
-    forward_member! {
+    forward_value! {
         deserialize_any(); deserialize_bool(); deserialize_i8(); deserialize_i16();
         deserialize_i32(); deserialize_i64(); deserialize_i128(); deserialize_u8();
         deserialize_u16(); deserialize_u32(); deserialize_u64(); deserialize_u128();
@@ -228,8 +370,6 @@ impl<'de> serde::Deserializer<'de> for MemberValue<'de, '_> {
         deserialize_newtype_struct(name: &'static str);
         deserialize_tuple(len: usize);
         deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_map();
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
         deserialize_enum(name: &'static str, variants: &'static [&'static str]);
         deserialize_identifier(); deserialize_ignored_any();
     }
@@ -243,15 +383,407 @@ impl<'de> serde::Deserializer<'de> for MemberValue<'de, '_> {
         }
     }
 
-    /// As serde_json, but for a string at a tolerant member the rule
-    /// accepts: a one-element sequence.
+    /// As serde_json, but for a string the plan and the rule take as a
+    /// one-element sequence.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match (self.value, self.wraps) {
-            (Value::String(s), Some(wraps)) if wraps.wrap(self.key, s) => {
+            (Value::Array(items), _) => visit_items(items, self.wraps, visitor),
+            (Value::String(s), Some(wraps)) if wraps.wrap(s) => {
                 visitor.visit_seq(One(Some(BorrowedStrDeserializer::new(s))))
             }
             (value, _) => value.deserialize_seq(visitor),
+        }
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.value {
+            Value::Object(members) => visit_members(members, self.wraps, visitor),
+            value => value.deserialize_map(visitor),
+        }
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        match self.value {
+            Value::Array(items) => visit_items(items, self.wraps, visitor),
+            Value::Object(members) => visit_members(members, self.wraps, visitor),
+            value => value.deserialize_struct(name, fields, visitor),
+        }
+    }
+}
+
+/// An array's items to `visitor`, as serde_json's `visit_array_ref`: an
+/// error when the visitor left some unread.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn visit_items<'de, V: Visitor<'de>>(
+    items: &'de [Value],
+    wraps: Option<&Wraps<'_>>,
+    visitor: V,
+) -> Result<V::Value, serde_json::Error> {
+    let mut seq = Items {
+        items: items.iter(),
+        wraps,
+    };
+    let value = visitor.visit_seq(&mut seq)?;
+    if seq.items.len() == 0 {
+        Ok(value)
+    } else {
+        Err(fewer(items.len(), "fewer elements in array"))
+    }
+}
+
+/// An object's members to `visitor`, as serde_json's reader of a `&Map`:
+/// an error when the visitor left some unread.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn visit_members<'de, V: Visitor<'de>>(
+    members: &'de Map<String, Value>,
+    wraps: Option<&Wraps<'_>>,
+    visitor: V,
+) -> Result<V::Value, serde_json::Error> {
+    let mut map = Entries {
+        members: members.iter(),
+        value: None,
+        wraps,
+    };
+    let value = visitor.visit_map(&mut map)?;
+    if map.members.len() == 0 {
+        Ok(value)
+    } else {
+        Err(fewer(members.len(), "fewer elements in map"))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn fewer(len: usize, expected: &'static str) -> serde_json::Error {
+    serde::de::Error::invalid_length(len, &expected)
+}
+
+/// The items of an array, each a [`ValueRef`].
+struct Items<'de, 'w> {
+    items: std::slice::Iter<'de, Value>,
+    wraps: Option<&'w Wraps<'w>>,
+}
+
+impl<'de> SeqAccess<'de> for Items<'de, '_> {
+    type Error = serde_json::Error;
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Self::Error> {
+        match self.items.next() {
+            Some(value) => seed.deserialize(ValueRef::new(value, self.wraps)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        match self.items.size_hint() {
+            (lower, Some(upper)) if lower == upper => Some(upper),
+            _ => None,
+        }
+    }
+}
+
+/// The members of an object below the arguments: keys as serde_json reads
+/// them ([`Key`]), values as [`ValueRef`]s.
+struct Entries<'de, 'w> {
+    members: serde_json::map::Iter<'de>,
+    value: Option<&'de Value>,
+    wraps: Option<&'w Wraps<'w>>,
+}
+
+impl<'de> MapAccess<'de> for Entries<'de, '_> {
+    type Error = serde_json::Error;
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Self::Error> {
+        match self.members.next() {
+            Some((key, value)) => {
+                self.value = Some(value);
+                seed.deserialize(Key(key)).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn next_value_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, Self::Error> {
+        match self.value.take() {
+            Some(value) => seed.deserialize(ValueRef::new(value, self.wraps)),
+            None => Err(missing_value()),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        match self.members.size_hint() {
+            (lower, Some(upper)) if lower == upper => Some(upper),
+            _ => None,
+        }
+    }
+}
+
+/// A key of an object, read as serde_json reads the keys of a `&Map`: as a
+/// borrowed string, or as the number or `bool` it spells where the type
+/// asks for one.
+struct Key<'de>(&'de str);
+
+macro_rules! numeric_key {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            let mut de = numeric(self.0)?;
+            let value = serde::Deserializer::$method(&mut de, visitor)?;
+            de.end()?;
+            Ok(value)
+        }
+    )*};
+}
+
+/// A reader of the number a key spells, as serde_json reads it: the key
+/// starts with a digit or `-`, and nothing follows the number (not even
+/// whitespace, which `end` alone would allow).
+fn numeric(
+    key: &str,
+) -> Result<serde_json::Deserializer<serde_json::de::StrRead<'_>>, serde_json::Error> {
+    let bytes = key.as_bytes();
+    let starts = matches!(bytes.first(), Some(b'0'..=b'9' | b'-'));
+    let ends = !matches!(bytes.last(), Some(b' ' | b'\t' | b'\n' | b'\r'));
+    if starts && ends {
+        Ok(serde_json::Deserializer::from_str(key))
+    } else {
+        Err(not_numeric())
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn not_numeric() -> serde_json::Error {
+    serde::de::Error::custom("expected numeric key")
+}
+
+impl<'de> serde::Deserializer<'de> for Key<'de> {
+    type Error = serde_json::Error;
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_borrowed_str(self.0)
+    }
+
+    numeric_key! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            "true" => visitor.visit_bool(true),
+            "false" => visitor.visit_bool(false),
+            key => Err(serde::de::Error::invalid_type(
+                Unexpected::Str(key),
+                &visitor,
+            )),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        // Keys cannot be null.
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        let key: serde::de::value::CowStrDeserializer<'de, serde_json::Error> =
+            Cow::Borrowed(self.0).into_deserializer();
+        serde::Deserializer::deserialize_enum(key, name, variants, visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        char str string bytes byte_buf unit unit_struct seq tuple tuple_struct
+        map struct identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! canon's readers of a `&Value` against serde_json's: for any value
+    //! and any target, the same result (or both an error).
+
+    use std::collections::{BTreeMap, HashMap};
+
+    use proptest::prelude::*;
+    use serde::Deserialize;
+    use serde_json::Value;
+
+    use super::ValueRef;
+
+    fn agree<'a, T: Deserialize<'a> + PartialEq + std::fmt::Debug>(value: &'a Value) {
+        let ours = T::deserialize(ValueRef::new(value, None)).ok();
+        let theirs = T::deserialize(value).ok();
+        assert_eq!(ours, theirs, "{value}");
+    }
+
+    /// A unit variant, as a key or a value.
+    #[derive(Debug, Deserialize, PartialEq, PartialOrd, Ord, Eq, Hash)]
+    enum Unit {
+        A,
+        B,
+    }
+
+    /// Every form serde's data model has, below an object.
+    #[derive(Debug, Deserialize, PartialEq)]
+    enum Kind {
+        Unit,
+        Newtype(u8),
+        Tuple(i32, String),
+        Struct { a: Option<bool> },
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Inner {
+        a: Option<Vec<String>>,
+        b: Option<u8>,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Typed {
+        s: Option<String>,
+        list: Option<Vec<String>>,
+        nested: Option<Vec<Vec<String>>>,
+        inner: Option<Inner>,
+        inners: Option<Vec<Inner>>,
+        map: Option<HashMap<String, Vec<String>>>,
+        by_u8: Option<BTreeMap<u8, u8>>,
+        by_i128: Option<BTreeMap<i128, bool>>,
+        by_f64: Option<BTreeMap<String, f64>>,
+        by_bool: Option<BTreeMap<bool, u8>>,
+        by_unit: Option<BTreeMap<Unit, u8>>,
+        kinds: Option<Vec<Kind>>,
+        tuple: Option<(u8, String)>,
+        unit: Option<()>,
+        big: Option<u128>,
+        #[serde(flatten)]
+        rest: BTreeMap<String, Value>,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Closed {
+        a: Option<Vec<String>>,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(untagged)]
+    enum Either {
+        Number(u32),
+        Words(Vec<String>),
+        Inner(Inner),
+    }
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<u64>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_filter_map("finite", |f| serde_json::Number::from_f64(f)
+                .map(Value::Number)),
+            "[a-z \\\\]{0,4}".prop_map(Value::String),
+            prop::sample::select(vec!["A", "B", "Unit", "Newtype"]).prop_map(Value::from),
+        ]
+    }
+
+    fn key() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(vec![
+                "s", "list", "nested", "inner", "inners", "map", "by_u8", "by_i128", "by_f64",
+                "by_bool", "by_unit", "kinds", "tuple", "unit", "big", "a", "b", "A", "B", "Unit",
+                "Newtype", "Tuple", "Struct", "1", "-1", "1 ", " 1", "01", "1.5", "1e2", "true",
+                "false", "300", "-0", "",
+            ])
+            .prop_map(str::to_owned),
+            "[0-9a-z -]{0,4}",
+        ]
+    }
+
+    fn json() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::vec((key(), inner), 0..6)
+                    .prop_map(|members| Value::Object(members.into_iter().collect())),
+            ]
+        })
+    }
+
+    #[test]
+    fn reads_as_serde_json_reads() {
+        for value in [
+            serde_json::json!({"by_u8": {"1": 2, "255": 3}, "by_bool": {"true": 1}, "by_unit": {"A": 1}}),
+            serde_json::json!({"by_u8": {"1 ": 2}}),
+            serde_json::json!({"by_u8": {"256": 2}}),
+            serde_json::json!({"by_i128": {"-170141183460469231731687303715884105728": true}}),
+            serde_json::json!({"by_f64": {"x": 1.5}, "tuple": [1, "t"], "unit": null}),
+            serde_json::json!({"kinds": ["Unit", {"Newtype": 3}, {"Tuple": [1, "x"]}, {"Struct": {"a": true}}]}),
+            serde_json::json!({"inners": [{"a": ["x"]}, {"a": "x"}], "tuple": [1, "t", 2]}),
+            serde_json::json!({"inner": ["x"]}),
+            serde_json::json!({"inner": [["x"], 1, 2]}),
+        ] {
+            agree::<Typed>(&value);
+            agree::<Closed>(&value);
+            agree::<Either>(&value);
+            agree::<Vec<Kind>>(&value);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn values_read_as_serde_json_reads_them(value in json()) {
+            agree::<Typed>(&value);
+            agree::<Closed>(&value);
+            agree::<Either>(&value);
+            agree::<Vec<Kind>>(&value);
+            agree::<BTreeMap<String, Vec<String>>>(&value);
+            agree::<Option<Vec<Option<Inner>>>>(&value);
+            agree::<Value>(&value);
+        }
+
+        #[test]
+        fn typed_members_read_as_serde_json_reads_them(
+            members in prop::collection::vec((key(), json()), 0..8),
+        ) {
+            let value = Value::Object(members.into_iter().collect());
+            agree::<Typed>(&value);
+            agree::<Inner>(&value);
         }
     }
 }

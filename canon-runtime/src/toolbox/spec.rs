@@ -16,7 +16,9 @@ use crate::bind::diagnose;
 use crate::bind::policy::Policy;
 use crate::bind::telemetry;
 use crate::bind::text;
-use crate::bind::tolerant::{read_object, read_value, vouches, BindArgs, Ctx, Mode, Object, Wraps};
+use crate::bind::tolerant::{
+    read_object, read_value, vouches_wrapping, BindArgs, Ctx, Mode, Object, Wraps, MAX_SEARCHES,
+};
 use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::feedback::BindError;
 use crate::limits::Limits;
@@ -567,20 +569,24 @@ impl ToolSpec {
     /// before the pass ([`Routed`]'s `read`), binding a string at a
     /// tolerant member as the adapter would: when the plan asserts nothing
     /// but types and its typed depth is within the bound.
+    /// The typed depth, then.
     #[cfg_attr(not(debug_assertions), inline)]
-    fn reads_typed(&self) -> bool {
-        self.plan
-            .typed_depth()
-            .is_some_and(|depth| depth as usize <= self.limits.max_depth)
+    fn reads_typed(&self) -> Option<usize> {
+        let depth = self.plan.typed_depth()? as usize;
+        (depth <= self.limits.max_depth).then_some(depth)
     }
 
-    /// Otherwise, whether the call is read plainly (with nothing to
-    /// repair) because the look vouches for the whole call first: for a
+    /// Otherwise, whether the call is read plainly because the look
+    /// vouches for the whole call first, but for strings the adapter would
+    /// bind as one-element arrays (how many: the read binds them so): for a
     /// call with nested objects (a flat call goes straight to the pass,
     /// which is faster there).
     #[cfg_attr(not(debug_assertions), inline)]
-    fn looks_first(&self, value: &Value) -> bool {
-        self.look_first && vouches(&self.plan, self.limits.max_depth, value, true)
+    fn looks_first(&self, value: &Value) -> Option<usize> {
+        if !self.look_first {
+            return None;
+        }
+        vouches_wrapping(&self.plan, self.limits.max_depth, value, MAX_SEARCHES)
     }
 
     /// The state of a single pass over a `Value`.
@@ -1155,23 +1161,28 @@ impl<A: BindArgs> First<A> for Slot<A, Routed<'_>> {
         let Value::Object(object) = value else {
             return None;
         };
-        if spec.reads_typed() {
-            let wraps = Wraps::new::<A>(&spec.plan, spec.slots::<A>(), object);
-            let args = read_object::<A>(object, wraps.as_ref()).ok()?;
-            let repairs = wraps.map(Wraps::into_repairs).unwrap_or_default();
-            if repairs.is_empty() {
-                return Some(Ok(Bound::new(args, Vec::new())));
-            }
-            return Some(
-                spec.accepted_read(repairs)
-                    .map(|repairs| Bound::new(args, repairs)),
-            );
+        let depth = match spec.reads_typed() {
+            Some(depth) => depth,
+            None => match spec.looks_first(value) {
+                // Nothing to wrap: the plain read alone.
+                Some(0) => {
+                    let args = read_object::<A>(object, None).ok()?;
+                    return Some(Ok(Bound::new(args, Vec::new())));
+                }
+                Some(_) => spec.limits.max_depth,
+                None => return None,
+            },
+        };
+        let wraps = Wraps::new::<A>(&spec.plan, spec.slots::<A>(), object, depth);
+        let args = read_object::<A>(object, wraps.as_ref()).ok()?;
+        let repairs = wraps.map(Wraps::into_repairs).unwrap_or_default();
+        if repairs.is_empty() {
+            return Some(Ok(Bound::new(args, Vec::new())));
         }
-        if !spec.looks_first(value) {
-            return None;
-        }
-        let args = read_object::<A>(object, None).ok()?;
-        Some(Ok(Bound::new(args, Vec::new())))
+        Some(
+            spec.accepted_read(repairs)
+                .map(|repairs| Bound::new(args, repairs)),
+        )
     }
 }
 

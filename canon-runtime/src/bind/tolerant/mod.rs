@@ -17,11 +17,13 @@
 use fields::Routes;
 pub use fields::{BindArgs, Fields};
 use keys::*;
-pub(crate) use plain::{read_object, Object, Wraps};
+pub(crate) use plain::{read_object, Object, Wraps, MAX_SEARCHES};
 use std::cell::{Cell, RefCell};
 use std::fmt;
 pub(crate) use value::read as read_value;
-pub(crate) use value::vouches;
+#[cfg(test)]
+use value::vouches;
+pub(crate) use value::vouches_wrapping;
 
 use serde::de::value::{
     BorrowedStrDeserializer, MapAccessDeserializer, StrDeserializer, StringDeserializer,

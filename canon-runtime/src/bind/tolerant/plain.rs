@@ -33,6 +33,7 @@ use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Unexpected, Visitor};
 use serde_json::{Map, Value};
 
+use super::value::wraps_string;
 use super::{BindArgs, Fields, One};
 use crate::bind::rule::{string_at_string_array, Verdict};
 use crate::repair::{Repair, RepairRule};
@@ -52,14 +53,16 @@ pub(crate) fn read_object<A: BindArgs>(
 }
 
 /// The plan, for a plain read that binds a string where the schema says
-/// array of strings as the adapter would, and the repairs it made. Only for
-/// a plan whose positions assert nothing but types (a `#[tool]`'s whose
-/// type checks everything the plan would, [`Plan::typed_depth`]): the rule
-/// is then all the adapter applies to such a string.
+/// array of strings as the adapter would, and the repairs it made: for a
+/// plan whose positions assert nothing but types (a `#[tool]`'s whose type
+/// checks everything the plan would, [`Plan::typed_depth`]), or a call the
+/// look vouched for, those strings included. Either way what the adapter
+/// checks of such a string is checked again here ([`wraps_string`]).
 pub(crate) struct Wraps<'p> {
     plan: &'p Plan,
     root: &'p Node,
-    /// How deep the plan's positions go: a string deeper is at none.
+    /// How deep the plan's positions go: a string deeper is at none that
+    /// is read.
     depth: usize,
     /// The call, where a string's position is searched for.
     object: &'p Map<String, Value>,
@@ -76,7 +79,7 @@ pub(crate) struct Wraps<'p> {
 }
 
 /// How many strings one plain read looks for in the call.
-const MAX_SEARCHES: usize = 8;
+pub(crate) const MAX_SEARCHES: usize = 8;
 
 /// One step from a value to a member or item of it.
 #[derive(Clone, Copy)]
@@ -87,18 +90,20 @@ enum Step<'v> {
 
 impl<'p> Wraps<'p> {
     /// The plan of the arguments `A`, for the call `object`, when the plan
-    /// has a root and asserts nothing but types.
+    /// has a root; `depth`: how deep the plan's positions go (or the call
+    /// is looked at).
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn new<A: BindArgs>(
         plan: &'p Plan,
         slots: &'p [Option<u32>],
         object: &'p Map<String, Value>,
+        depth: usize,
     ) -> Option<Self> {
         Some(Wraps {
             slots,
             plan,
             root: plan.root()?,
-            depth: plan.typed_depth()? as usize,
+            depth,
             object,
             names: A::FIELDS,
             pointers: A::POINTERS,
@@ -120,7 +125,8 @@ impl<'p> Wraps<'p> {
     #[cold]
     #[inline(never)]
     fn wrap(&self, s: &str) -> bool {
-        // Blank strings (which share an address) are refused by the rule.
+        // Blank strings (which share an address) are refused by the rule
+        // before any search (`wraps_string` asks it again, with the plan).
         if string_at_string_array(s) != Verdict::Wrap || self.searches.get() >= MAX_SEARCHES {
             return false;
         }
@@ -140,7 +146,7 @@ impl<'p> Wraps<'p> {
                 Some(pointer) => Cow::Borrowed(*pointer),
                 None => self.pointer(&[Step::Key(key)]),
             };
-            return node.wrap_string && self.record(pointer);
+            return wraps_string(self.plan, node, s) && self.record(pointer);
         }
         // Below a member: searched for, one step a level of the plan.
         let mut path = Vec::with_capacity(self.depth);
@@ -161,7 +167,7 @@ impl<'p> Wraps<'p> {
             };
             node = self.plan.node(id);
         }
-        node.wrap_string && self.record(self.pointer(&path))
+        wraps_string(self.plan, node, s) && self.record(self.pointer(&path))
     }
 
     /// Records the repair at `pointer`: true.

@@ -12,32 +12,62 @@
 //! wanted, above all) goes to the adapter, so a call binds exactly as it
 //! would through the adapter alone.
 
+use std::cell::Cell;
+
 use serde_json::{Map, Number, Value};
 
 use super::keys::Seen;
 
+use crate::bind::rule::{string_at_string_array, Verdict};
 use crate::schema::constraint::{hash_scalar, Assert, Num, Scalar};
 use crate::schema::plan::{Member, Name, Node, Plan};
 use crate::schema::types as ty;
 
 /// [`Look::vouches`] over `plan`, at most `max_depth` arrays and objects
-/// deep: what [`read`] is held to in tests, and what a `#[tool]`'s
-/// arguments are looked at with before serde reads them plainly (a look,
-/// then a read: the walk is compiled once, not once for each arguments
-/// type).
+/// deep: what [`read`] is held to in tests.
+#[cfg(test)]
 pub(crate) fn vouches(plan: &Plan, max_depth: usize, value: &Value, routed: bool) -> bool {
     Look::new(plan, max_depth).vouches(value, routed)
+}
+
+/// The look over a `#[tool]`'s arguments before serde reads them plainly
+/// (a look, then a read: the walk is compiled once, not once for each
+/// arguments type), as [`Look::vouches`], but for strings where the
+/// schema says array of strings that the adapter would bind as one-element
+/// arrays (the rule accepts them, and so do the assertions there): the
+/// number of those, or `None` when the look does not vouch for the call.
+/// At most `max_wraps` are taken.
+pub(crate) fn vouches_wrapping(
+    plan: &Plan,
+    max_depth: usize,
+    value: &Value,
+    max_wraps: usize,
+) -> Option<usize> {
+    let wraps = Cell::new(0);
+    let look = Look {
+        plan,
+        max_depth,
+        wraps: Some((&wraps, max_wraps)),
+    };
+    look.vouches(value, true).then(|| wraps.get())
 }
 
 /// The look over one call.
 struct Look<'p> {
     plan: &'p Plan,
     max_depth: usize,
+    /// When strings the adapter would wrap are taken: how many were, and
+    /// how many may be.
+    wraps: Option<(&'p Cell<usize>, usize)>,
 }
 
 impl<'p> Look<'p> {
     fn new(plan: &'p Plan, max_depth: usize) -> Self {
-        Look { plan, max_depth }
+        Look {
+            plan,
+            max_depth,
+            wraps: None,
+        }
     }
 }
 
@@ -88,12 +118,27 @@ impl Look<'_> {
             Value::Object(members) => self.object(node, members, depth),
             // A string where a sequence may be wanted is the adapter's to
             // wrap or refuse.
-            Value::String(s) => {
-                !node.wrap_string && node.assert.as_deref().is_none_or(|a| a.string(s))
-            }
+            Value::String(s) if node.wrap_string => self.wrapped(node, s),
+            Value::String(s) => node.assert.as_deref().is_none_or(|a| a.string(s)),
             _ if node.assert.is_none() && !node.float32 => true,
             scalar => self.scalar(node, scalar),
         }
+    }
+
+    /// A string where the schema says array of strings: taken, when
+    /// wrapping strings, where the adapter would bind it as a one-element
+    /// array ([`wraps_string`]).
+    #[cold]
+    #[inline(never)]
+    fn wrapped(&self, node: &Node, s: &str) -> bool {
+        let Some((wraps, max)) = self.wraps else {
+            return false;
+        };
+        if wraps.get() >= max || !wraps_string(self.plan, node, s) {
+            return false;
+        }
+        wraps.set(wraps.get() + 1);
+        true
     }
 
     /// A scalar at a position that checks something of scalars.
@@ -196,6 +241,21 @@ impl Look<'_> {
             self.look(self.plan.node(id), value, depth + 1)
         })
     }
+}
+
+/// Whether the adapter, checking every assertion, binds the string `s` at
+/// `node` (where the schema says array of strings) as a one-element array:
+/// the rule accepts it, and the assertions there and on the items take one
+/// item that is `s`.
+pub(crate) fn wraps_string(plan: &Plan, node: &Node, s: &str) -> bool {
+    if !node.wrap_string || string_at_string_array(s) != Verdict::Wrap {
+        return false;
+    }
+    if node.assert.as_deref().is_some_and(|a| !a.items(1, true)) {
+        return false;
+    }
+    let items = node.items.map(|id| plan.node(id));
+    items.is_none_or(|items| items.assert.as_deref().is_none_or(|a| a.string(s)))
 }
 
 /// A number as the adapter sees it from a `Value`: by its representation.

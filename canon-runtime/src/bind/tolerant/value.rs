@@ -99,10 +99,13 @@ impl Look<'_> {
                 if assert.is_some_and(|a| !a.members(members.len() as u64, true)) {
                     return false;
                 }
-                members.iter().all(|(key, value)| match root.member(key) {
-                    Member::Skip => true,
-                    Member::Named(_, id) | Member::Additional(id, _) => {
-                        self.look(self.plan.node(id), value, 1)
+                let mut next = 0;
+                members.iter().all(|(key, value)| {
+                    match root.member_of(root.names.find_next(key, &mut next)) {
+                        Member::Skip => true,
+                        Member::Named(_, id) | Member::Additional(id, _) => {
+                            self.look(self.plan.node(id), value, 1)
+                        }
                     }
                 })
             }
@@ -218,8 +221,11 @@ impl Look<'_> {
             return false;
         }
         let mut branches = u64::MAX;
+        // Keys come in the order the schema declares them, most often: each
+        // is compared first with the name after the last one found.
+        let mut next = 0;
         members.iter().all(|(key, value)| {
-            let name = node.names.find(key);
+            let name = node.names.find_next(key, &mut next);
             if let (Some(masks), Some(index)) = (&node.branches, name.and_then(Name::known)) {
                 // One of several closed objects: this name narrows which,
                 // and the value of their tag does.

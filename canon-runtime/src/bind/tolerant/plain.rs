@@ -35,7 +35,6 @@ use serde_json::{Map, Value};
 
 use super::value::wraps_string;
 use super::{BindArgs, Fields, One};
-use crate::bind::rule::{string_at_string_array, Verdict};
 use crate::repair::{Repair, RepairRule};
 use crate::schema::plan::{Member, Node, Plan};
 use crate::schema::pointer::escape;
@@ -125,9 +124,9 @@ impl<'p> Wraps<'p> {
     #[cold]
     #[inline(never)]
     fn wrap(&self, s: &str) -> bool {
-        // Blank strings (which share an address) are refused by the rule
-        // before any search (`wraps_string` asks it again, with the plan).
-        if string_at_string_array(s) != Verdict::Wrap || self.searches.get() >= MAX_SEARCHES {
+        // Empty strings share an address, and the rule refuses them: they
+        // are not searched for (`wraps_string` asks the rule, with the plan).
+        if s.is_empty() || self.searches.get() >= MAX_SEARCHES {
             return false;
         }
         self.searches.set(self.searches.get() + 1);

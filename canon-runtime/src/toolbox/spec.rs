@@ -565,6 +565,51 @@ impl ToolSpec {
         self.retry(Cold::Text(text, after), policy, pass)
     }
 
+    /// How a `#[tool]`'s arguments `value` are read plainly first, if they
+    /// are ([`reads_typed`](Self::reads_typed),
+    /// [`looks_first`](Self::looks_first)): the object, and the plan to
+    /// wrap strings with when there may be some. `names`, `pointers` and
+    /// `slots` are the arguments type's. Compiled once, for every type.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn plain_read<'v>(
+        &'v self,
+        value: &'v Value,
+        names: &'static [&'static str],
+        pointers: &'static [&'static str],
+        slots: &'v [Option<u32>],
+    ) -> Option<PlainRead<'v>> {
+        let Value::Object(object) = value else {
+            return None;
+        };
+        let depth = match self.reads_typed() {
+            Some(depth) => depth,
+            None => match self.looks_first(value) {
+                // Nothing to wrap: the plain read alone.
+                Some(0) => {
+                    return Some(PlainRead {
+                        object,
+                        wraps: None,
+                    })
+                }
+                Some(_) => self.limits.max_depth,
+                None => return None,
+            },
+        };
+        let wraps = Wraps::new(&self.plan, names, pointers, slots, object, depth);
+        Some(PlainRead { object, wraps })
+    }
+
+    /// The repairs of a plain read that bound, or its refusal when they are
+    /// too many.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn read_repairs(&self, wraps: Option<Wraps<'_>>) -> Result<Vec<Repair>, BindError> {
+        match wraps.map(Wraps::into_repairs) {
+            Some(repairs) if !repairs.is_empty() => self.accepted_read(repairs),
+            // Written where the binding is built, not moved there.
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// Whether a `#[tool]`'s arguments object is read as plain serde would
     /// before the pass ([`Routed`]'s `read`), binding a string at a
     /// tolerant member as the adapter would: when the plan asserts nothing
@@ -1041,6 +1086,13 @@ trait First<A> {
     fn first(&self, spec: &ToolSpec, value: &Value) -> Option<Result<Bound<A>, BindError>>;
 }
 
+/// A `#[tool]`'s arguments object to read plainly, and the plan to wrap
+/// strings with ([`ToolSpec::plain_read`]).
+struct PlainRead<'v> {
+    object: &'v serde_json::Map<String, Value>,
+    wraps: Option<Wraps<'v>>,
+}
+
 /// What the last pass that bound gave, and how the target is read
 /// (`K`: [`Plain`] or [`Routed`]).
 struct Slot<A, K> {
@@ -1158,31 +1210,14 @@ impl<A: BindArgs> First<A> for Slot<A, Routed<'_>> {
     /// is read plainly.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn first(&self, spec: &ToolSpec, value: &Value) -> Option<Result<Bound<A>, BindError>> {
-        let Value::Object(object) = value else {
-            return None;
-        };
-        let depth = match spec.reads_typed() {
-            Some(depth) => depth,
-            None => match spec.looks_first(value) {
-                // Nothing to wrap: the plain read alone.
-                Some(0) => {
-                    let args = read_object::<A>(object, None).ok()?;
-                    return Some(Ok(Bound::new(args, Vec::new())));
-                }
-                Some(_) => spec.limits.max_depth,
-                None => return None,
-            },
-        };
-        let wraps = Wraps::new::<A>(&spec.plan, spec.slots::<A>(), object, depth);
-        let args = read_object::<A>(object, wraps.as_ref()).ok()?;
-        let repairs = wraps.map(Wraps::into_repairs).unwrap_or_default();
-        if repairs.is_empty() {
-            return Some(Ok(Bound::new(args, Vec::new())));
+        let read = spec.plain_read(value, A::FIELDS, A::POINTERS, spec.slots::<A>())?;
+        match read_object::<A>(read.object, read.wraps.as_ref()) {
+            Ok(args) => Some(match spec.read_repairs(read.wraps) {
+                Ok(repairs) => Ok(Bound::new(args, repairs)),
+                Err(error) => Err(error),
+            }),
+            Err(_) => None,
         }
-        Some(
-            spec.accepted_read(repairs)
-                .map(|repairs| Bound::new(args, repairs)),
-        )
     }
 }
 

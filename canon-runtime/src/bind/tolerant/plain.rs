@@ -88,12 +88,15 @@ enum Step<'v> {
 }
 
 impl<'p> Wraps<'p> {
-    /// The plan of the arguments `A`, for the call `object`, when the plan
-    /// has a root; `depth`: how deep the plan's positions go (or the call
-    /// is looked at).
+    /// The plan of a `#[tool]`'s arguments (whose members, their pointers
+    /// and plan slots are `names`, `pointers` and `slots`: [`BindArgs`]),
+    /// for the call `object`, when the plan has a root; `depth`: how deep
+    /// the plan's positions go (or the call is looked at).
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn new<A: BindArgs>(
+    pub(crate) fn new(
         plan: &'p Plan,
+        names: &'static [&'static str],
+        pointers: &'static [&'static str],
         slots: &'p [Option<u32>],
         object: &'p Map<String, Value>,
         depth: usize,
@@ -104,8 +107,8 @@ impl<'p> Wraps<'p> {
             root: plan.root()?,
             depth,
             object,
-            names: A::FIELDS,
-            pointers: A::POINTERS,
+            names,
+            pointers,
             searches: Cell::new(0),
             repairs: RefCell::new(Vec::new()),
         })

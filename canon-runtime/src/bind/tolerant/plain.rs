@@ -474,6 +474,15 @@ fn fewer(len: usize, expected: &'static str) -> serde_json::Error {
     serde::de::Error::invalid_length(len, &expected)
 }
 
+/// An iterator's size hint as serde_json's readers give it: the count when
+/// it is known exactly.
+fn exact(hint: (usize, Option<usize>)) -> Option<usize> {
+    match hint {
+        (lower, Some(upper)) if lower == upper => Some(upper),
+        _ => None,
+    }
+}
+
 /// The items of an array, each a [`ValueRef`].
 struct Items<'de, 'w> {
     items: std::slice::Iter<'de, Value>,
@@ -495,10 +504,7 @@ impl<'de> SeqAccess<'de> for Items<'de, '_> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        match self.items.size_hint() {
-            (lower, Some(upper)) if lower == upper => Some(upper),
-            _ => None,
-        }
+        exact(self.items.size_hint())
     }
 }
 
@@ -539,10 +545,7 @@ impl<'de> MapAccess<'de> for Entries<'de, '_> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        match self.members.size_hint() {
-            (lower, Some(upper)) if lower == upper => Some(upper),
-            _ => None,
-        }
+        exact(self.members.size_hint())
     }
 }
 

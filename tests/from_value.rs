@@ -382,6 +382,36 @@ fn a_string_for_a_list_below_a_parameter_is_bound_from_a_value_as_from_text() {
     assert_eq!(bound.rows, [vec!["r".to_owned()], vec!["s".to_owned()]]);
 }
 
+/// Ten lists deep.
+type Lists = Vec<Vec<Vec<Vec<Vec<Vec<Vec<Vec<Vec<Vec<String>>>>>>>>>>;
+
+/// Stack names in a cube ten lists deep.
+#[tool]
+fn cube(cube: Lists) -> usize {
+    cube.len()
+}
+
+#[test]
+fn a_string_deep_below_a_parameter_is_bound_from_a_value_with_its_whole_pointer() {
+    let nest = |lists: usize, inner: Value| (0..lists).fold(inner, |inner, _| json!([inner]));
+    // A string for the innermost list: nine steps below the parameter.
+    let deep = json!({"cube": nest(9, json!("x"))});
+    // The eleventh item of the last list but one.
+    let mut items: Vec<Value> = (0..10).map(|i| json!([i.to_string()])).collect();
+    items.push(json!("k"));
+    let wide = json!({"cube": nest(8, Value::Array(items))});
+    for (call, pointer) in [
+        (&deep, "/cube/0/0/0/0/0/0/0/0/0"),
+        (&wide, "/cube/0/0/0/0/0/0/0/0/10"),
+    ] {
+        let (from_value, from_text) = answer(&Cube, call);
+        assert_eq!(from_value, from_text);
+        let repairs = Cube.bind(call).unwrap().repairs;
+        assert_eq!(repairs.len(), 1);
+        assert_eq!(repairs[0].pointer, pointer);
+    }
+}
+
 /// Two names or more, and short tags.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

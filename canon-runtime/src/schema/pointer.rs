@@ -140,7 +140,7 @@ impl Path<'_> {
 /// Appends `index` in decimal, without the formatting machinery (a repair
 /// under an array builds one of these per call).
 #[inline]
-fn push_index(out: &mut String, mut index: usize) {
+pub(crate) fn push_index(out: &mut String, mut index: usize) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {

@@ -37,7 +37,7 @@ use super::value::wraps_string;
 use super::{BindArgs, Fields, One};
 use crate::repair::{Repair, RepairRule};
 use crate::schema::plan::{Member, Node, Plan};
-use crate::schema::pointer::escape;
+use crate::schema::pointer::{escape, push_index};
 
 /// Reads `A` from `object` as `A::deserialize` reads the `Value` holding
 /// it: the same keys and values to the same visitor, whose result is
@@ -146,17 +146,17 @@ impl<'p> Wraps<'p> {
             let node = self.plan.node(self.root.properties[slot as usize].id);
             let pointer = match self.pointers.get(i) {
                 Some(pointer) => Cow::Borrowed(*pointer),
-                None => self.pointer(&[Step::Key(key)]),
+                None => self.pointer([Step::Key(key)].into_iter()),
             };
             return wraps_string(self.plan, node, s) && self.record(pointer);
         }
         // Below a member: searched for, one step a level of the plan.
-        let mut path = Vec::with_capacity(self.depth);
+        let mut path = Steps::new();
         if !find(self.object, s, self.depth, &mut path) {
             return false;
         }
         let mut node = self.root;
-        for step in &path {
+        for step in path.down() {
             let id = match step {
                 Step::Key(key) => match node.member(key) {
                     Member::Named(_, id) | Member::Additional(id, _) => id,
@@ -169,7 +169,7 @@ impl<'p> Wraps<'p> {
             };
             node = self.plan.node(id);
         }
-        wraps_string(self.plan, node, s) && self.record(self.pointer(&path))
+        wraps_string(self.plan, node, s) && self.record(self.pointer(path.down()))
     }
 
     /// Records the repair at `pointer`: true.
@@ -186,26 +186,28 @@ impl<'p> Wraps<'p> {
     }
 
     /// The pointer of `path`, written.
-    fn pointer(&self, path: &[Step<'_>]) -> Cow<'static, str> {
-        // Room for every token, escaped (an escape doubles a character at
-        // most), so that it is written in one allocation.
-        let room = path.iter().map(|step| match step {
-            Step::Key(key) => 1 + 2 * key.len(),
-            Step::Index(_) => 21,
-        });
-        let mut pointer = String::with_capacity(room.sum());
-        for step in path {
-            pointer.push('/');
-            match step {
-                Step::Key(key) => pointer.push_str(&escape(key)),
-                Step::Index(i) => {
-                    use std::fmt::Write as _;
-                    let _ = write!(pointer, "{i}");
-                }
-            }
-        }
-        Cow::Owned(pointer)
+    fn pointer<'v>(&self, path: impl Iterator<Item = Step<'v>> + Clone) -> Cow<'static, str> {
+        Cow::Owned(pointer_of(path))
     }
+}
+
+/// The pointer of `path`, written in one allocation.
+fn pointer_of<'v>(path: impl Iterator<Item = Step<'v>> + Clone) -> String {
+    // Room for every token, escaped (an escape doubles a character at
+    // most), so that it is written in one allocation.
+    let room = path.clone().map(|step| match step {
+        Step::Key(key) => 1 + 2 * key.len(),
+        Step::Index(_) => 21,
+    });
+    let mut pointer = String::with_capacity(room.sum());
+    for step in path {
+        pointer.push('/');
+        match step {
+            Step::Key(key) => pointer.push_str(&escape(key)),
+            Step::Index(i) => push_index(&mut pointer, i),
+        }
+    }
+    pointer
 }
 
 /// Whether `value` is the string `s` itself (the same bytes at the same
@@ -215,39 +217,84 @@ fn is(value: &Value, s: &str) -> bool {
     matches!(value, Value::String(t) if std::ptr::eq(t.as_str(), s))
 }
 
-/// Pushes onto `path` the steps from `object` to the string value that is
-/// `s` itself, at most `depth` arrays and objects below it: true when it was
-/// found. The recursion is as deep as the plan, not as the call.
-fn find<'v>(
-    object: &'v Map<String, Value>,
-    s: &str,
-    depth: usize,
-    path: &mut Vec<Step<'v>>,
-) -> bool {
-    object.iter().any(|(key, value)| {
-        path.push(Step::Key(key));
-        let found = find_in(value, s, depth.saturating_sub(1), path);
-        if !found {
-            path.pop();
-        }
-        found
-    })
+/// How many steps of a path [`Steps`] keeps on the stack.
+const INLINE_STEPS: usize = 8;
+
+/// The steps to a string of the call, pushed from the string up: on the
+/// stack for a path as deep as most calls go, so that a search allocates
+/// nothing.
+struct Steps<'v> {
+    inline: [Step<'v>; INLINE_STEPS],
+    len: usize,
+    /// The steps past the first [`INLINE_STEPS`].
+    more: Vec<Step<'v>>,
 }
 
-fn find_in<'v>(value: &'v Value, s: &str, depth: usize, path: &mut Vec<Step<'v>>) -> bool {
+impl<'v> Steps<'v> {
+    fn new() -> Self {
+        Steps {
+            inline: [Step::Index(0); INLINE_STEPS],
+            len: 0,
+            more: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, step: Step<'v>) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = step,
+            None => self.more.push(step),
+        }
+        self.len += 1;
+    }
+
+    /// The steps from the arguments object down to the string.
+    fn down(&self) -> impl Iterator<Item = Step<'v>> + Clone + '_ {
+        (0..self.len).rev().map(|i| match self.inline.get(i) {
+            Some(step) => *step,
+            None => self.more[i - INLINE_STEPS],
+        })
+    }
+}
+
+/// The steps from `object` to the string value that is `s` itself, at
+/// most `depth` arrays and objects below it, pushed onto `path` from the
+/// string up (reversed): true when it was found. The walk compares
+/// addresses, and calls itself only for arrays and objects; the steps are
+/// pushed as it returns from the string. The recursion is as deep as the
+/// plan, not as the call.
+fn find<'v>(object: &'v Map<String, Value>, s: &str, depth: usize, path: &mut Steps<'v>) -> bool {
+    let depth = depth.saturating_sub(1);
+    for (key, value) in object {
+        if found(value, s, depth, path) {
+            path.push(Step::Key(key));
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether `value`, with `depth` arrays and objects below it searched, is
+/// or holds the string `s` (see [`find`]).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn found<'v>(value: &'v Value, s: &str, depth: usize, path: &mut Steps<'v>) -> bool {
     match value {
-        _ if is(value, s) => true,
-        Value::Array(items) if depth > 0 => items.iter().enumerate().any(|(i, item)| {
-            path.push(Step::Index(i));
-            let found = find_in(item, s, depth - 1, path);
-            if !found {
-                path.pop();
-            }
-            found
-        }),
+        Value::String(t) => std::ptr::eq(t.as_str(), s),
+        Value::Array(items) if depth > 0 => find_item(items, s, depth, path),
         Value::Object(members) if depth > 0 => find(members, s, depth, path),
         _ => false,
     }
+}
+
+/// [`find`] in the items of an array.
+fn find_item<'v>(items: &'v [Value], s: &str, depth: usize, path: &mut Steps<'v>) -> bool {
+    let depth = depth - 1;
+    for (i, item) in items.iter().enumerate() {
+        if found(item, s, depth, path) {
+            path.push(Step::Index(i));
+            return true;
+        }
+    }
+    false
 }
 
 /// An object of a `Value`, read as a map whatever the type asks for.
@@ -654,6 +701,32 @@ mod tests {
     use serde_json::Value;
 
     use super::ValueRef;
+
+    /// A path deeper than the steps kept on the stack reads back down in
+    /// order, and its pointer is written whole.
+    #[test]
+    fn steps_past_the_stack_read_back_in_order() {
+        let mut steps = super::Steps::new();
+        for i in (0..11).rev() {
+            steps.push(super::Step::Index(i));
+        }
+        steps.push(super::Step::Key("a/b"));
+        let down: Vec<String> = steps
+            .down()
+            .map(|step| match step {
+                super::Step::Key(key) => key.to_owned(),
+                super::Step::Index(i) => i.to_string(),
+            })
+            .collect();
+        assert_eq!(
+            down,
+            ["a/b", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]
+        );
+        assert_eq!(
+            super::pointer_of(steps.down()),
+            "/a~1b/0/1/2/3/4/5/6/7/8/9/10"
+        );
+    }
 
     fn agree<'a, T: Deserialize<'a> + PartialEq + std::fmt::Debug>(value: &'a Value) {
         let ours = T::deserialize(ValueRef::new(value, None)).ok();

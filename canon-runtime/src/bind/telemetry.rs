@@ -11,7 +11,7 @@ use std::time::Duration;
 use tracing::field::Empty;
 use tracing::Span;
 
-use crate::feedback::messages::name_preview;
+use crate::feedback::name_preview;
 use crate::feedback::BindError;
 use crate::repair::Repair;
 

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{name_problem, post_order, strict_ref, Refusal};
+use super::shared::{name_problem, post_order, strict_ref, Refusal};
 use crate::schema::{pointer, walk};
 
 /// The characters of a property name besides ASCII letters and digits; the
@@ -69,10 +69,10 @@ const DROPPED: [&str; 20] = [
 ];
 
 pub(super) fn input_schema(mut schema: Value, strict: bool) -> Result<Value, Refusal> {
-    super::object_root(&schema, "Anthropic")?;
+    super::shared::object_root(&schema, "Anthropic")?;
     property_names(&mut schema, "")?;
     if strict {
-        if let Some((at, reference)) = super::recursion(&schema) {
+        if let Some((at, reference)) = super::shared::recursion(&schema) {
             return Err(Refusal::at(
                 &at,
                 format!(
@@ -171,7 +171,7 @@ fn strict_one(schema: &mut Value, at: &str, root: &Value, depth: usize) -> Resul
     }
     match single.as_deref() {
         Some("object") => {
-            super::split_members(obj, at)?;
+            super::shared::split_members(obj, at)?;
             match obj.get("additionalProperties") {
                 None | Some(Value::Bool(false)) => {}
                 Some(_) => {

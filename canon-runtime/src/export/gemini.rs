@@ -8,7 +8,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{post_order, resolve, Refusal};
+use super::shared::{post_order, resolve, Refusal};
 use crate::schema::walk;
 
 /// The fields of Gemini's `Schema`.
@@ -105,7 +105,7 @@ fn inline(
         // Keywords beside the `$ref` (its description) win; `properties`
         // and `required` join the definition's.
         for (k, v) in std::mem::take(&mut obj) {
-            super::lay_over(&mut target, k, v);
+            super::shared::lay_over(&mut target, k, v);
         }
         obj = target;
     }

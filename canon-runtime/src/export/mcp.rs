@@ -2,42 +2,10 @@
 //! `outputSchema`, when the tool's output is an object) as JSON Schema
 //! 2020-12 object schemas.
 
-use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{published, Declaration, Refusal};
-
-/// Hints about a tool's behaviour, for MCP clients (`annotations`). Every
-/// field is optional; clients treat them as hints, never as guarantees.
-///
-/// ```
-/// use canon::export::ToolAnnotations;
-///
-/// let hints = ToolAnnotations {
-///     read_only_hint: Some(true),
-///     ..ToolAnnotations::default()
-/// };
-/// assert_eq!(serde_json::to_value(&hints).unwrap(), serde_json::json!({"readOnlyHint": true}));
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolAnnotations {
-    /// A human-readable title.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// The tool does not modify its environment.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub read_only_hint: Option<bool>,
-    /// The tool may perform destructive updates.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub destructive_hint: Option<bool>,
-    /// Calling the tool again with the same arguments has no further effect.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub idempotent_hint: Option<bool>,
-    /// The tool reaches beyond a closed domain (the web, say).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub open_world_hint: Option<bool>,
-}
+use super::declaration::Declaration;
+use super::shared::{published, Refusal};
 
 pub(super) fn entry(spec: &Declaration<'_>, input: Value) -> Result<Value, Refusal> {
     if input.get("type") != Some(&json!("object")) {

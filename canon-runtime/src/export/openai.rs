@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{post_order, strict_ref, types, Refusal};
+use super::shared::{post_order, strict_ref, types, Refusal};
 
 /// The string formats strict mode accepts.
 const FORMATS: [&str; 9] = [
@@ -42,7 +42,7 @@ const MAX_PROPERTIES: usize = 5_000;
 const MAX_ENUM_VALUES: usize = 1_000;
 
 pub(super) fn parameters(mut schema: Value, strict: bool) -> Result<Value, Refusal> {
-    super::object_root(&schema, "OpenAI")?;
+    super::shared::object_root(&schema, "OpenAI")?;
     if !strict {
         return Ok(schema);
     }
@@ -101,7 +101,7 @@ fn strict_one(schema: &mut Value, at: &str, root: &Value, depth: usize) -> Resul
         ));
     }
     if types.iter().any(|t| t == "object") || obj.contains_key("properties") {
-        super::split_members(obj, at)?;
+        super::shared::split_members(obj, at)?;
         close(obj, at)?;
     }
     Ok(())

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{Violation, ViolationKind};
+use super::{name_preview, Violation, ViolationKind};
 use crate::repair::{Repair, RepairRule};
 
 /// How the message of a [`ToolOutcome::Failed`](crate::toolbox::ToolOutcome::Failed) for a panic begins.
@@ -87,14 +87,6 @@ pub(crate) fn readable(duration: Duration) -> String {
         return format!("{} min", millis / 60_000);
     }
     format!("{} s", decimal(millis / 1_000, millis % 1_000, 3))
-}
-
-/// An unknown tool name as the model and telemetry see it: at most
-/// [`PREVIEW_CHARS`](crate::feedback::PREVIEW_CHARS) characters (an ellipsis marks a
-/// cut), control characters and line or paragraph separators escaped, so
-/// the text stays on one line whatever name the model invented.
-pub(crate) fn name_preview(name: &str) -> String {
-    super::short(name, super::PREVIEW_CHARS)
 }
 
 pub(crate) fn repair_note(repairs: &[Repair]) -> String {

@@ -129,6 +129,14 @@ impl Received {
     }
 }
 
+/// An unknown tool name as the model and telemetry see it: at most
+/// [`PREVIEW_CHARS`] characters (an ellipsis marks a cut), control
+/// characters and line or paragraph separators escaped, so the text stays
+/// on one line whatever name the model invented.
+pub(crate) fn name_preview(name: &str) -> String {
+    short(name, PREVIEW_CHARS)
+}
+
 /// The most bytes of a value's JSON text written to preview it: enough for
 /// [`PREVIEW_CHARS`] characters and one more (which tells a cut), each of up
 /// to four bytes.
@@ -630,7 +638,7 @@ impl BindError {
     /// ```
     pub fn to_json(&self) -> Value {
         let (shown, _) = self.shown();
-        let tool = messages::name_preview(&self.tool);
+        let tool = name_preview(&self.tool);
         // The JSON says more of each violation than its line: it is held to
         // the same bound on its own (the first violation always listed).
         let mut used = 2 * tool.len() + 128;
@@ -665,20 +673,13 @@ impl BindError {
     }
 
     fn instruction(&self) -> String {
-        format!(
-            "Fix these and call `{}` again.",
-            messages::name_preview(&self.tool)
-        )
+        format!("Fix these and call `{}` again.", name_preview(&self.tool))
     }
 }
 
 impl fmt::Display for BindError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "The call to `{}` was not run.",
-            messages::name_preview(&self.tool)
-        )?;
+        write!(f, "The call to `{}` was not run.", name_preview(&self.tool))?;
         let (shown, more) = self.shown();
         for (_, line) in shown {
             write!(f, " {line}")?;

@@ -461,7 +461,8 @@ impl CallResult {
 /// The longest unknown tool name, in bytes, for which the closest tool
 /// name is looked for: a longer name is no near miss, and comparing it with
 /// every tool would cost in proportion to its length.
-use crate::feedback::messages::{self, name_preview, PANICKED};
+use crate::feedback::messages::{self, PANICKED};
+use crate::feedback::name_preview;
 use crate::feedback::violations::MAX_SUGGESTED_NAME_BYTES;
 
 /// What an operator asks first: per tool, how many calls came, ran, were

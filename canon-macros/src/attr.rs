@@ -6,12 +6,21 @@
 //! `not_context`). Each is read here and nowhere else; a malformed key is
 //! reported on its own tokens, and reading goes on with the next one.
 
+use proc_macro2::TokenStream;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{Expr, ExprLit, Lit, Meta, Token};
+use syn::{
+    Attribute, Expr, ExprLit, FnArg, ImplItem, ItemFn, ItemImpl, Lit, LitStr, Meta, Token, Type,
+};
 
-use crate::ast::{ArgOptions, CratePath, ToolOptions, ToolsOptions};
+use crate::ast::{
+    strip_parameter_attributes, ArgOptions, CratePath, Docs, Param, ToolFn, ToolOptions, ToolsImpl,
+    ToolsOptions,
+};
 use crate::errors::Errors;
+
+/// Why `description = ""` is refused.
+pub(crate) const EMPTY_DESCRIPTION: &str = "the tool description must not be empty: a model cannot choose a tool it is not told about; say what the tool does";
 
 /// The keys `#[tool(...)]` takes.
 const KEYS: &[&str] = &["name", "description", "repair", "timeout", "crate"];
@@ -83,7 +92,7 @@ impl ToolOptions {
             return;
         }
         if ident == "description" && value.value().trim().is_empty() {
-            errors.spanned_whole(&value, crate::check::EMPTY_DESCRIPTION);
+            errors.spanned_whole(&value, EMPTY_DESCRIPTION);
         }
         *slot = Some(value);
     }
@@ -410,6 +419,217 @@ fn string_value(
             None
         }
     }
+}
+
+impl ToolFn {
+    /// Parses a function marked `#[tool]`, with what the attribute says
+    /// (`options`) and the `#[arg(...)]` of every parameter.
+    pub(crate) fn parse(options: ToolOptions, item: ItemFn, errors: &mut Errors) -> ToolFn {
+        let receiver = item.sig.receiver().cloned();
+        let params = item
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                FnArg::Receiver(_) => None,
+                FnArg::Typed(arg) => Some(Param {
+                    pat: (*arg.pat).clone(),
+                    ty: (*arg.ty).clone(),
+                    docs: arg
+                        .attrs
+                        .iter()
+                        .filter(|a| a.path().is_ident("doc"))
+                        .cloned()
+                        .collect(),
+                    arg: arg_options(&arg.attrs, errors),
+                    foreign: arg
+                        .attrs
+                        .iter()
+                        .filter(|a| !a.path().is_ident("doc") && !a.path().is_ident("arg"))
+                        .cloned()
+                        .collect(),
+                }),
+            })
+            .collect();
+        ToolFn {
+            options,
+            docs: doc_text(&item.attrs),
+            cfgs: item
+                .attrs
+                .iter()
+                .filter(|a| a.path().is_ident("cfg"))
+                .cloned()
+                .collect(),
+            receiver,
+            params,
+            item,
+        }
+    }
+}
+
+impl ToolsImpl {
+    /// Parses an impl block marked `#[canon::tools]`, with what the
+    /// attribute says (`options`), and every method marked `#[tool]`,
+    /// `#[canon::tool]` or `#[<crate path>::tool]`, with its `#[tool(...)]`.
+    pub(crate) fn parse(
+        options: ToolsOptions,
+        mut block: ItemImpl,
+        errors: &mut Errors,
+    ) -> ToolsImpl {
+        let canon: syn::Path = syn::parse_quote!(canon);
+        let krate = options.krate.as_ref().map_or(&canon, |k| &k.path);
+        let self_ty = match &*block.self_ty {
+            Type::Path(path)
+                if path.qself.is_none()
+                    && path.path.segments.iter().all(|s| s.arguments.is_empty()) =>
+            {
+                Some(path.path.clone())
+            }
+            _ => None,
+        };
+        let mut methods = Vec::new();
+        for item in &mut block.items {
+            let ImplItem::Fn(method) = item else { continue };
+            let Some(position) = method
+                .attrs
+                .iter()
+                .position(|attr| is_tool_attr(attr, krate))
+            else {
+                continue;
+            };
+            let tool_attr = method.attrs.remove(position);
+            let sig = method.sig.clone();
+            // The block is emitted without the parameters' attributes,
+            // which rustc does not take there, whatever else is wrong.
+            strip_parameter_attributes(&mut method.sig);
+            let tokens = match &tool_attr.meta {
+                syn::Meta::Path(_) => TokenStream::new(),
+                syn::Meta::List(list) => list.tokens.clone(),
+                syn::Meta::NameValue(nv) => {
+                    errors.spanned(nv, "expected #[tool] or #[tool(key = \"...\", ...)]");
+                    continue;
+                }
+            };
+            // What is generated outside the block names the type where the
+            // method says `Self`.
+            let sig = match &self_ty {
+                Some(self_ty) => replace_self(sig, self_ty),
+                None => sig,
+            };
+            let func = ItemFn {
+                attrs: method.attrs.clone(),
+                vis: method.vis.clone(),
+                sig,
+                block: Box::new(method.block.clone()),
+            };
+            let tool_options = tool_options(tokens, errors);
+            methods.push(ToolFn::parse(tool_options, func, errors));
+        }
+        ToolsImpl {
+            options,
+            block,
+            self_ty,
+            methods,
+        }
+    }
+}
+
+/// `#[tool]`, `#[canon::tool]`, or `#[<crate path>::tool]` (leading `::`
+/// or not).
+fn is_tool_attr(attr: &Attribute, krate: &syn::Path) -> bool {
+    let path = attr.path();
+    if path.is_ident("tool") {
+        return true;
+    }
+    let Some(last) = path.segments.last() else {
+        return false;
+    };
+    let prefix: Vec<_> = path.segments.iter().map(|s| &s.ident).collect();
+    let prefix = &prefix[..prefix.len() - 1];
+    let krate: Vec<_> = krate.segments.iter().map(|s| &s.ident).collect();
+    last.ident == "tool" && last.arguments.is_empty() && (prefix == ["canon"] || prefix == krate)
+}
+
+/// A method's signature with every `Self` replaced by the impl's type
+/// (spanned on the `Self` it replaces): the types and defaults it holds
+/// are used outside the impl block, where `Self` is another type.
+fn replace_self(sig: syn::Signature, self_ty: &syn::Path) -> syn::Signature {
+    fn replace(tokens: TokenStream, self_ty: &syn::Path) -> TokenStream {
+        tokens
+            .into_iter()
+            .flat_map(|token| -> Vec<proc_macro2::TokenTree> {
+                match token {
+                    proc_macro2::TokenTree::Ident(ident) if ident == "Self" => {
+                        let span = ident.span();
+                        quote::quote!(#self_ty)
+                            .into_iter()
+                            .map(|mut t| {
+                                t.set_span(span);
+                                t
+                            })
+                            .collect()
+                    }
+                    proc_macro2::TokenTree::Group(group) => {
+                        let mut new = proc_macro2::Group::new(
+                            group.delimiter(),
+                            replace(group.stream(), self_ty),
+                        );
+                        new.set_span(group.span());
+                        vec![proc_macro2::TokenTree::Group(new)]
+                    }
+                    token => vec![token],
+                }
+            })
+            .collect()
+    }
+    let tokens = replace(quote::ToTokens::into_token_stream(&sig), self_ty);
+    // A path stands wherever `Self` did; should it not parse, the
+    // signature is kept as written.
+    syn::parse2(tokens).unwrap_or(sig)
+}
+
+/// Doc comment text, as schemars reads it: one leading space dropped from
+/// each line, lines joined with newlines, then trimmed. A line written by
+/// a macro (`#[doc = concat!(...)]`) cannot be read here: then every line
+/// is kept as an expression.
+fn doc_text(attrs: &[Attribute]) -> Docs {
+    let lines = doc_lines(attrs);
+    let literal = |line: &Expr| match line {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        _ => None,
+    };
+    match lines.iter().map(literal).collect::<Option<Vec<String>>>() {
+        Some(text) => Docs::Text(text.join("\n").trim().to_owned()),
+        None => Docs::Lines(lines),
+    }
+}
+
+/// The lines of a doc comment as schemars' derive reads them: a literal
+/// line with one leading space dropped, a line written by a macro as its
+/// expression.
+pub(crate) fn doc_lines(attrs: &[Attribute]) -> Vec<Expr> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => Some(&nv.value),
+            _ => None,
+        })
+        .map(|value| match value {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => {
+                let line = s.value();
+                let line = LitStr::new(line.strip_prefix(' ').unwrap_or(&line), s.span());
+                syn::parse_quote!(#line)
+            }
+            other => other.clone(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

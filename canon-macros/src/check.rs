@@ -4,17 +4,13 @@
 
 use std::collections::HashMap;
 
-use syn::{ImplItem, Pat, ReturnType, Type};
+use syn::{Ident, ImplItem, Pat, ReturnType, Type};
 
 use crate::ast::{ungroup, Param, ToolFn, ToolsImpl};
 use crate::errors::Errors;
-use crate::model::{struct_base, unraw};
 
 /// Why a tool needs a description, and where canon reads it.
 const NO_DESCRIPTION: &str = "this tool has no description, and a model cannot choose a tool it is not told about: add a `///` doc comment saying what the tool does, or #[tool(description = \"...\")]";
-
-/// Why `description = ""` is refused.
-pub(crate) const EMPTY_DESCRIPTION: &str = "the tool description must not be empty: a model cannot choose a tool it is not told about; say what the tool does";
 
 /// Why canon forbids a tool that is an `unsafe fn`.
 const UNSAFE_FN: &str = "canon forbids a tool that is an `unsafe fn`: it is called with arguments chosen by a model; keep unsafe code inside a safe function";
@@ -291,4 +287,15 @@ fn owned_suggestion(elem: &Type) -> String {
         }
         other => quote::quote!(#other).to_string().replace(' ', ""),
     }
+}
+
+/// The generated structs' name for a function, before any prefix: its
+/// name in UpperCamelCase, without `r#` (`search_code` → `SearchCode`).
+pub(crate) fn struct_base(ident: &Ident) -> String {
+    heck::ToUpperCamelCase::to_upper_camel_case(unraw(ident).as_str())
+}
+
+/// A name as the model reads it: without `r#`.
+pub(crate) fn unraw(ident: &Ident) -> String {
+    ident.to_string().trim_start_matches("r#").to_owned()
 }

@@ -6,6 +6,7 @@
 use syn::{Ident, ReturnType, Type, Visibility};
 
 use crate::ast::{self, Docs, ToolFn};
+use crate::check::unraw;
 
 /// A function that becomes a tool.
 pub(crate) struct Tool<'a> {
@@ -158,17 +159,6 @@ pub(crate) fn crate_path(krate: Option<&ast::CratePath>) -> syn::Path {
         Some(krate) => krate.path.clone(),
         None => syn::parse_quote!(::canon),
     }
-}
-
-/// The generated structs' name for a function, before any prefix: its
-/// name in UpperCamelCase, without `r#` (`search_code` → `SearchCode`).
-pub(crate) fn struct_base(ident: &Ident) -> String {
-    heck::ToUpperCamelCase::to_upper_camel_case(unraw(ident).as_str())
-}
-
-/// A name as the model reads it: without `r#`.
-pub(crate) fn unraw(ident: &Ident) -> String {
-    ident.to_string().trim_start_matches("r#").to_owned()
 }
 
 /// True for a type whose last path segment is `Result` (`Result<T, E>`,

@@ -7,8 +7,9 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{default_fn, last_span, respan};
-use crate::model::{unraw, Param, Tool};
+use super::tokens::{default_fn, last_span, respan};
+use crate::check::unraw;
+use crate::model::{Param, Tool};
 
 /// The struct itself: one public field per parameter, in order, with the
 /// parameter's doc comments.
@@ -159,10 +160,10 @@ pub(super) fn impls(model: &Tool<'_>, args: &syn::Ident) -> TokenStream {
 }
 
 /// A parameter's doc comment as schemars' derive reads it: its lines
-/// ([`doc_lines`](crate::ast::doc_lines)) joined by newlines; `None`
+/// ([`doc_lines`](crate::attr::doc_lines)) joined by newlines; `None`
 /// without one.
 fn doc_concat(docs: &[syn::Attribute]) -> Option<TokenStream> {
-    let lines = crate::ast::doc_lines(docs);
+    let lines = crate::attr::doc_lines(docs);
     let (first, rest) = lines.split_first()?;
     Some(quote! { ::core::concat!(#first #(, "\n", #rest)*) })
 }

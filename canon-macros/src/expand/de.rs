@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{default_fn, respan};
+use super::tokens::{default_fn, respan};
 use crate::model::Param;
 
 /// The arguments struct's `Deserialize`, by field index: it accepts and

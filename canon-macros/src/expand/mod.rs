@@ -14,36 +14,17 @@
 mod args;
 mod de;
 mod run;
+mod tokens;
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
-use crate::model::{struct_base, Description, Param, Tool};
+use crate::check::struct_base;
+use crate::model::{Description, Tool};
 
-/// What the tool calls: a free function, or a `&self` method of a type
-/// whose shared instance the tool holds.
-pub(crate) enum Target<'a> {
-    /// A free function.
-    Free,
-    /// A `&self` method of the type `self_ty` (a path without generic
-    /// arguments).
-    Method { self_ty: &'a syn::Path },
-}
-
-impl Target<'_> {
-    /// The prefix of the generated names: none, or the type's name.
-    fn prefix(&self) -> String {
-        match self {
-            Target::Free => String::new(),
-            Target::Method { self_ty } => self_ty
-                .segments
-                .last()
-                .map(|segment| segment.ident.to_string())
-                .unwrap_or_default(),
-        }
-    }
-}
+use tokens::path_text;
+pub(crate) use tokens::Target;
 
 /// The tool's struct name: `SearchCode` for `search_code`, `RepoReadFiles`
 /// for `Repo::read_files`.
@@ -185,43 +166,4 @@ pub(crate) fn tool(model: &Tool<'_>, target: &Target<'_>) -> TokenStream {
             #helper
         };
     }
-}
-
-/// A local of the generated code: mixed-site, so that no name of the
-/// user's (a parameter, an item) can clash with it.
-fn hygienic(name: &str) -> syn::Ident {
-    syn::Ident::new(name, proc_macro2::Span::mixed_site())
-}
-
-/// The hidden function that computes a parameter's `#[arg(default = ...)]`.
-fn default_fn(param: &Param<'_>) -> syn::Ident {
-    format_ident!("__canon_default_{}", crate::model::unraw(param.ident))
-}
-
-/// The path as it is written, for the strings that name it (schemars'
-/// `crate = "..."`, doc links).
-fn path_text(path: &syn::Path) -> String {
-    quote!(#path).to_string().replace(' ', "")
-}
-
-/// The crate path with every token at `span`, for code spanned on a user's
-/// token, so that an error in it lands there.
-fn respan(path: &syn::Path, span: proc_macro2::Span) -> TokenStream {
-    quote!(#path)
-        .into_iter()
-        .map(|mut token| {
-            token.set_span(span);
-            token
-        })
-        .collect()
-}
-
-/// The span of a type's last token: a call whose turbofish closes there
-/// underlines the whole type when it fails (one span cannot be joined on
-/// stable).
-fn last_span(ty: &syn::Type) -> proc_macro2::Span {
-    quote!(#ty)
-        .into_iter()
-        .last()
-        .map_or_else(|| ty.span(), |token| token.span())
 }

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{hygienic, last_span, respan, Target};
+use super::tokens::{hygienic, last_span, respan, Target};
 use crate::model::{ContextParam, Output, Tool};
 
 /// What the `Tool` impl takes from the function's signature.

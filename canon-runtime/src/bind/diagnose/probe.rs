@@ -7,8 +7,7 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-/// serde's error, and the path where it stopped.
-pub type ProbeError = serde_path_to_error::Error<serde_json::Error>;
+pub use crate::bind::tolerant::ProbeError;
 
 /// Reads a `Value` as a Rust type, for serde's own error and its path.
 #[derive(Clone, Copy)]

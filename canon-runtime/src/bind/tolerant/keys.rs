@@ -2,9 +2,10 @@
 //! schema, an enum variant name), and members given twice found in one pass
 //! by hashing each key once.
 
-use super::{Key, Slot};
 use crate::schema::constraint::{hash_scalar, Num, Scalar};
 use crate::schema::plan::Node;
+use crate::schema::plan::{Member, Name, NodeId};
+use crate::schema::pointer::Path;
 use serde::de::{self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, Visitor};
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -438,5 +439,168 @@ impl Seen {
     #[cold]
     pub(super) fn unspill(base: usize) {
         let _ = SPILLED.try_with(|stack| stack.borrow_mut().truncate(base));
+    }
+}
+
+/// Which plan the value after a key follows, and the key when it is not a
+/// declared property and a repair below may need its pointer.
+pub(super) struct Slot<'a, 'de> {
+    pub(super) member: Member<'a>,
+    pub(super) key: Key<'de>,
+    /// This object's keys are checked for repeats.
+    pub(super) check_keys: bool,
+    /// The keys hashed so far, once one is (an object that tells its
+    /// names exactly hashes none of them).
+    pub(super) seen: Option<Seen>,
+    /// A key was refused as given before.
+    pub(super) repeated: bool,
+    /// Keys the object's schema does not declare are refused.
+    pub(super) closed: bool,
+    /// The object is closed with at most 64 names and its keys are
+    /// checked: a string key given twice is told exactly by the bit of its
+    /// name in `given`, without hashing it.
+    pub(super) exact: bool,
+    pub(super) given: u64,
+    /// Of a union of closed objects ([`Node::branches`]), the ones every
+    /// name so far belongs to.
+    pub(super) branches: u64,
+    /// The value after the key is the union's tag.
+    pub(super) tag: bool,
+    /// Where the next name is looked for first ([`Names::find_next`]).
+    ///
+    /// [`Names::find_next`]: crate::schema::plan::Names::find_next
+    pub(super) at: usize,
+}
+
+/// A key kept for a pointer: borrowed from the input when the input lends
+/// it (JSON text without escapes, a `Value`), else copied into a buffer
+/// reused for every key of the object.
+pub(super) enum Key<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl Key<'_> {
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn as_str(&self) -> &str {
+        match self {
+            Key::Borrowed(key) => key,
+            Key::Owned(key) => key,
+        }
+    }
+}
+
+impl<'a, 'de> Slot<'a, 'de> {
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn new(check_keys: bool, closed: bool, exact: bool) -> Self {
+        Slot {
+            member: Member::Skip,
+            key: Key::Borrowed(""),
+            check_keys,
+            seen: None,
+            repeated: false,
+            closed,
+            exact,
+            given: 0,
+            branches: u64::MAX,
+            tag: false,
+            at: 0,
+        }
+    }
+
+    /// Records the hash of a string key, unless the object tells its
+    /// names given twice exactly ([`Slot::note`]).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn check_str<E: de::Error>(&mut self, key: &str) -> Result<(), E> {
+        if self.exact {
+            return Ok(());
+        }
+        self.check(|| hash_key(key))
+    }
+
+    /// Notes the member `key` leads to; true when the key is to be kept
+    /// (only where a repair below may need its pointer).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn note<E: de::Error>(&mut self, node: &'a Node, key: &str) -> Result<bool, E> {
+        if !self.exact && !self.closed {
+            self.member = node.member(key);
+            return Ok(matches!(self.member, Member::Additional(_, true)));
+        }
+        // One lookup tells both where the member leads and whether a
+        // closed object knows it.
+        let name = node.names.find_next(key, &mut self.at);
+        self.member = node.member_of(name);
+        if self.exact {
+            let Some(index) = name.and_then(Name::known) else {
+                return Err(refused());
+            };
+            let bit = 1 << index;
+            if self.given & bit != 0 {
+                self.repeated = true;
+                return Err(repeated_key());
+            }
+            self.given |= bit;
+        } else if self.closed {
+            if let Member::Skip = self.member {
+                if node.known.is_some() && name.and_then(Name::known).is_none() {
+                    return Err(refused());
+                }
+            }
+        }
+        if let (Some(masks), Some(index)) = (&node.branches, name.and_then(Name::known)) {
+            // One of several closed objects: this name narrows which, and
+            // the value of their tag does.
+            self.branches &= masks[index];
+            if self.branches == 0 {
+                return Err(refused());
+            }
+            self.tag = node.tag.as_ref().is_some_and(|tag| tag.index == index);
+        }
+        Ok(matches!(self.member, Member::Additional(_, true)))
+    }
+
+    /// Keeps a key the input does not lend, in the reused buffer.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn keep(&mut self, key: &str) {
+        match &mut self.key {
+            Key::Owned(buffer) => {
+                buffer.clear();
+                buffer.push_str(key);
+            }
+            Key::Borrowed(_) => self.key = Key::Owned(key.to_owned()),
+        }
+    }
+
+    /// Records a key's hash; an error when the object gave it before.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn check<E: de::Error>(&mut self, hash: impl FnOnce() -> u64) -> Result<(), E> {
+        if self.check_keys && !self.seen.get_or_insert_with(Seen::default).add(hash()) {
+            self.repeated = true;
+            return Err(repeated_key());
+        }
+        Ok(())
+    }
+
+    /// The path of the value after the key, under `parent`, and its plan.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(super) fn target<'s>(&'s self, parent: &'s Path<'s>) -> Option<(Path<'s>, NodeId)> {
+        target(self.member, self.key.as_str(), parent)
+    }
+}
+
+/// The path of the value after a key (`member` of its object, `key` kept
+/// when it is not a declared property), under `parent`, and its plan.
+#[cfg_attr(not(debug_assertions), inline(always))]
+pub(super) fn target<'s>(
+    member: Member<'s>,
+    key: &'s str,
+    parent: &'s Path<'s>,
+) -> Option<(Path<'s>, NodeId)> {
+    match member {
+        Member::Skip => None,
+        Member::Named(token, id) => Some((Path::Token { parent, token }, id)),
+        // Without a rule below, the key was not kept: nothing below asks
+        // for a pointer.
+        Member::Additional(id, _) => Some((Path::Key { parent, key }, id)),
     }
 }

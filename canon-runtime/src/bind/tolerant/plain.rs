@@ -33,8 +33,9 @@ use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Unexpected, Visitor};
 use serde_json::{Map, Value};
 
+use super::adapter::One;
+use super::fields::{BindArgs, Fields};
 use super::value::wraps_string;
-use super::{BindArgs, Fields, One};
 use crate::repair::{Repair, RepairRule};
 use crate::schema::plan::{Member, Node, Plan};
 use crate::schema::pointer::{escape, push_index};

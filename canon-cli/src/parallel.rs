@@ -17,7 +17,9 @@ use std::sync::{mpsc, Mutex};
 use std::thread;
 
 use crate::lines::{self, Next};
-use crate::{lock, CallOutcome, LineError, Replay, Report, Tally};
+use crate::outcome::{CallOutcome, LineError};
+use crate::replay::{lock, Replay, Tally};
+use crate::report::Report;
 
 /// Lines in a batch, at most.
 const BATCH_LINES: usize = 256;
@@ -236,4 +238,60 @@ pub(crate) fn ordered<B: Send, R: Send, S>(
             }
         }
     })
+}
+
+impl Replay {
+    /// Replays every call of `input` (JSON Lines, read one line at a time),
+    /// calling `on_progress` with the bytes of each line read and `on_call`
+    /// with each call's outcome (for `--out`). Malformed lines (invalid
+    /// UTF-8 among them) are counted in the report;
+    /// [`run_with`](Self::run_with) also tells of each.
+    ///
+    /// # Errors
+    /// An I/O error reading `input`, or the first error of `on_call`.
+    pub fn run(
+        &mut self,
+        input: impl BufRead,
+        on_progress: impl FnMut(u64),
+        on_call: impl FnMut(&CallOutcome) -> io::Result<()>,
+    ) -> io::Result<Report> {
+        self.run_with(input, on_progress, on_call, |_| {})
+    }
+
+    /// [`run`](Self::run), with `on_malformed` told of each malformed line.
+    ///
+    /// # Errors
+    /// As [`run`](Self::run).
+    pub fn run_with(
+        &mut self,
+        mut input: impl BufRead,
+        mut on_progress: impl FnMut(u64),
+        mut on_call: impl FnMut(&CallOutcome) -> io::Result<()>,
+        mut on_malformed: impl FnMut(&LineError),
+    ) -> io::Result<Report> {
+        if self.jobs > 1 {
+            return run(self, self.jobs, input, on_progress, on_call, on_malformed);
+        }
+        let mut tally = Tally::new(self);
+        let mut buffer = Vec::new();
+        let mut line = 0u64;
+        loop {
+            buffer.clear();
+            let lines::Next::Line { bytes, over } =
+                lines::read_line(&mut input, &mut buffer, self.max_line, line == 0)?
+            else {
+                break;
+            };
+            line += 1;
+            on_progress(bytes);
+            let result = match over {
+                true => Some(Err(lines::over(self.max_line))),
+                false => self.replay_bytes(line, &buffer),
+            };
+            if let Some(result) = result {
+                tally.emit(line, result, &mut on_call, &mut on_malformed)?;
+            }
+        }
+        Ok(tally.finish(line))
+    }
 }

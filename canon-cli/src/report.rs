@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::formats::{shown, SHOWN_CHARS};
-use crate::CallOutcome;
+use crate::outcome::CallOutcome;
 
 /// The counts of a replay.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -18,7 +18,10 @@ use std::io::{self, BufRead};
 use std::sync::Arc;
 
 use crate::formats::{Extractor, Format, Located, Records, Schema};
-use crate::{parallel, CallOutcome, LineError, Replay, Report, Tally};
+use crate::outcome::{CallOutcome, LineError};
+use crate::parallel;
+use crate::replay::{Last, Replay, Tally};
+use crate::report::Report;
 
 /// Records in a batch, at most.
 const BATCH_RECORDS: usize = 256;
@@ -78,7 +81,7 @@ struct Binder<'r> {
     extractor: Extractor,
     /// The tools file's schemas as text, made once per tool called.
     from_tools: HashMap<String, Option<Arc<str>>>,
-    last: crate::Last,
+    last: Last,
 }
 
 impl<'r> Binder<'r> {
@@ -189,7 +192,7 @@ fn tell(
 /// `replay.jobs` worker threads.
 pub(crate) fn run(
     replay: &Replay,
-    last: &mut crate::Last,
+    last: &mut Last,
     format: Format,
     input: impl BufRead,
     mut on_progress: impl FnMut(u64),
@@ -303,4 +306,59 @@ pub(crate) fn run(
         },
     )?;
     Ok(tally.finish(records.lines()))
+}
+
+impl Replay {
+    /// Replays the calls of a trace of another format than canon's own
+    /// (OpenAI Chat Completions or Responses, Anthropic Messages, OTLP:
+    /// see [`formats`](crate::formats)), read a record at a time
+    /// ([`formats::Records`](crate::formats::Records)):
+    /// each record's calls in order, a call with no schema in the record
+    /// taking the tools file's, and one that cannot be bound (no schema,
+    /// or no arguments captured) counted as skipped, with the reason.
+    /// `on_progress` is told of the bytes of each record read, `on_call`
+    /// of each call's outcome and `on_malformed` of each record that is
+    /// not of `format` or cannot be read (not UTF-8, over the record
+    /// bound, cut short). With [`jobs`](Self::jobs) over 1, batches of
+    /// records are bound on that many worker threads, a bounded number in
+    /// flight, and told of in input order: the report and every callback
+    /// are exactly those of one job. (For canon's own JSON Lines, use
+    /// [`run_with`](Self::run_with).)
+    ///
+    /// ```
+    /// use canon::Policy;
+    /// use canon_cli::formats::Format;
+    /// use canon_cli::{Replay, Tools};
+    ///
+    /// let log = r#"{"request": {"tools": [{"name": "t", "input_schema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]}, "response": {"type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "t", "input": {"n": "1"}}]}}"#;
+    /// let mut replay = Replay::new(Policy::all(), Tools::default()).jobs(2);
+    /// let report = replay
+    ///     .run_trace(Format::Anthropic, log.as_bytes(), |_| {}, |_| Ok(()), |_| {})
+    ///     .unwrap();
+    /// assert_eq!(report.totals.accepted_after_repair, 1);
+    /// ```
+    ///
+    /// # Errors
+    /// An I/O error reading `input`, or the first error of `on_call`.
+    pub fn run_trace(
+        &mut self,
+        format: Format,
+        input: impl BufRead,
+        on_progress: impl FnMut(u64),
+        on_call: impl FnMut(&CallOutcome) -> io::Result<()>,
+        on_malformed: impl FnMut(&LineError),
+    ) -> io::Result<Report> {
+        let mut last = self.last.take();
+        let report = run(
+            self,
+            &mut last,
+            format,
+            input,
+            on_progress,
+            on_call,
+            on_malformed,
+        );
+        self.last = last;
+        report
+    }
 }

@@ -4,8 +4,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::call::{arguments_text, json_string, schema_of, Def, Defs, SharedCall};
 use super::envelope::Exchange;
-use super::{arguments_text, json_string, schema_of, Def, Defs, SharedCall};
 
 /// The calls of a logged Messages exchange: the response's `tool_use`
 /// blocks (server tools' `server_tool_use` blocks run at Anthropic, not

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Format;
+use super::call::Format;
 
 /// Where the request body is logged, in the order looked at: the plain
 /// name (Helicone's stored bodies, Portkey's log object, most proxies),

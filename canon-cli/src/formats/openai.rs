@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::envelope::Exchange;
-use super::{
+use super::call::{
     arguments_text, json_string, parameters_schema, schema_of, Def, Defs, Schema, SharedCall,
 };
+use super::envelope::Exchange;
 
 /// The calls of a logged Chat Completions exchange.
 pub(super) fn chat(record: &Value) -> Result<Vec<SharedCall>, String> {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{get, json_string, parameters_schema, Def, Extractor, Located, Schema, SharedCall};
+use super::call::{get, json_string, parameters_schema, Def, Located, Schema, SharedCall};
 
 /// `gen_ai.tool.definitions`: the tools offered to the model (opt-in; on
 /// chat and agent spans, or the inference-details event).
@@ -31,6 +31,9 @@ const TRACES: usize = 16_384;
 /// Bytes of the definitions kept (trace ids, names and schema texts);
 /// past this they are forgotten and gathered anew.
 pub(super) const DEFS_BYTES: usize = 64 << 20;
+/// Calls held at most, waiting for their definition
+/// ([`Extractor::HELD`](super::Extractor::HELD)).
+pub(super) const HELD: usize = 65_536;
 /// Bytes of held calls at most (their trace ids included).
 const HELD_BYTES: usize = 64 << 20;
 /// Call ids remembered for telling a call seen twice (on the chat span
@@ -206,8 +209,7 @@ impl State {
             .or_default()
             .push_back((n, line, call));
         let mut evicted = Vec::new();
-        while self.order.len() > Extractor::HELD || self.held_bytes + self.order_bytes > HELD_BYTES
-        {
+        while self.order.len() > HELD || self.held_bytes + self.order_bytes > HELD_BYTES {
             let Some((n, trace)) = self.order.pop_front() else {
                 break;
             };

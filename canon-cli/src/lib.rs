@@ -38,8 +38,8 @@ mod trace;
 
 pub use outcome::{CallOutcome, LineError};
 pub use replay::{
-    CallRef, Replay, Tally, Tools, CACHED_SCHEMA_MAX, CACHE_BYTES, CACHE_CAPACITY, MAX_JOBS,
-    SAMPLE_CALLS, SAMPLE_TOOLS,
+    Binding, CallRef, Replay, Tally, Tools, CACHED_SCHEMA_MAX, CACHE_BYTES, CACHE_CAPACITY,
+    MAX_JOBS, SAMPLE_CALLS, SAMPLE_TOOLS,
 };
 pub use report::{
     merge, render, Example, KindCount, MergeError, Report, ToolCount, Totals, OTHER_TOOLS,

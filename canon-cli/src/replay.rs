@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io;
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 
 use canon::{Canonicalizer, Policy, Repair, RepairRule};
@@ -358,6 +359,35 @@ pub struct CallRef<'a> {
     pub label: Option<&'a str>,
 }
 
+/// A call bound by [`Replay::bind_call`]: its outcome, as `canon replay`
+/// counts it, and its arguments as bound.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Binding {
+    /// What became of the call.
+    pub outcome: CallOutcome,
+    /// The arguments as bound: as sent (`accepted`) or as repaired
+    /// (`repaired`); `None` when the call was refused or its schema did
+    /// not compile.
+    pub arguments: Option<Value>,
+}
+
+impl Binding {
+    fn bound(outcome: CallOutcome, arguments: Value) -> Binding {
+        Binding {
+            outcome,
+            arguments: Some(arguments),
+        }
+    }
+
+    fn refused(outcome: CallOutcome) -> Binding {
+        Binding {
+            outcome,
+            arguments: None,
+        }
+    }
+}
+
 /// Counts outcomes into a [`Report`], in input order, as
 /// [`Replay::run`] does: for a reader that replays calls one at a time
 /// with [`Replay::replay_call`].
@@ -454,6 +484,8 @@ pub struct Replay {
     /// compiled to: the next call of the same record most often has the
     /// same, found again without hashing its text.
     pub(crate) last: Last,
+    /// Schemas compiled (a count of work, for tests).
+    compiled: AtomicU64,
 }
 
 /// The schema text of the last call of a trace replayed, and what it
@@ -510,6 +542,7 @@ impl Replay {
             cache: Mutex::new(SchemaCache::new()),
             tool_cache: Mutex::new(HashMap::new()),
             last: None,
+            compiled: AtomicU64::new(0),
         }
     }
 
@@ -603,6 +636,12 @@ impl Replay {
         lock(&self.cache).hashes
     }
 
+    /// How many schemas were compiled: a count of work, for tests.
+    #[doc(hidden)]
+    pub fn schemas_compiled(&self) -> u64 {
+        self.compiled.load(Ordering::Relaxed)
+    }
+
     /// Forgets every compiled schema.
     fn clear(&self) {
         lock(&self.cache).clear();
@@ -627,6 +666,35 @@ impl Replay {
         let compiled = self.call_schema(&mut last, call.tool, call.schema, None);
         self.last = last;
         self.call_outcome(line, call, compiled)
+    }
+
+    /// [`replay_call`](Self::replay_call) from any thread (the caches are
+    /// shared, behind their locks), with the arguments as bound: what an
+    /// engine that binds calls in parallel (a SQL function over a column,
+    /// say) calls for each.
+    ///
+    /// ```
+    /// use canon::Policy;
+    /// use canon_cli::{CallRef, Replay, Tools};
+    ///
+    /// let replay = Replay::new(Policy::DEFAULT, Tools::default());
+    /// let schema = r#"{"type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}}}"#;
+    /// let call = CallRef { tool: "t", schema, arguments: r#"{"names": "a"}"#, label: None };
+    /// let binding = replay.bind_call(1, call);
+    /// assert_eq!(binding.outcome.outcome, "repaired");
+    /// assert_eq!(binding.arguments, Some(serde_json::json!({"names": ["a"]})));
+    /// ```
+    pub fn bind_call(&self, line: u64, call: CallRef<'_>) -> Binding {
+        let compiled = self.call_schema(&mut None, call.tool, call.schema, None);
+        let arguments = serde_json::from_str::<Value>(call.arguments)
+            .unwrap_or_else(|_| Value::String(call.arguments.to_owned()));
+        self.bind_with(
+            line,
+            call.tool,
+            call.label.map(str::to_owned),
+            compiled,
+            arguments,
+        )
     }
 
     /// Replays one call of a record as
@@ -911,6 +979,7 @@ impl Replay {
     }
 
     fn compile(&self, tool: &str, schema: &Value) -> Compiled {
+        self.compiled.fetch_add(1, Ordering::Relaxed);
         Canonicalizer::options()
             .tool(tool.to_owned())
             .policy(self.policy)
@@ -954,6 +1023,19 @@ impl Replay {
         compiled: Compiled,
         arguments: Value,
     ) -> CallOutcome {
+        self.bind_with(line, tool, label, compiled, arguments)
+            .outcome
+    }
+
+    /// [`bind`](Self::bind), with the arguments as bound.
+    fn bind_with(
+        &self,
+        line: u64,
+        tool: &str,
+        label: Option<String>,
+        compiled: Compiled,
+        arguments: Value,
+    ) -> Binding {
         let mut outcome = CallOutcome {
             line,
             tool: tool.to_owned(),
@@ -968,7 +1050,7 @@ impl Replay {
             Err(message) => {
                 outcome.outcome = "schema_error";
                 outcome.schema_error = Some(message);
-                return outcome;
+                return Binding::refused(outcome);
             }
         };
         let empty = match &arguments {
@@ -980,20 +1062,22 @@ impl Replay {
             let blank = matches!(&arguments, Value::String(text) if text.trim().is_empty());
             // `null` where the schema takes it: a strict binder accepts it.
             if !blank && canon.is_valid(&Value::Null) {
-                return outcome;
+                return Binding::bound(outcome, Value::Null);
             }
             // Otherwise a strict binder refuses them; canon reads them as
             // `{}`, as its toolbox does, unless the policy is strict.
+            let mut empty = Value::Object(Map::new());
             let read = match (self.policy, &arguments) {
                 (Policy::STRICT, Value::String(text)) if blank => canon.parse(text).map(|_| None),
                 (Policy::STRICT, _) => canon.canonicalize(&mut Value::Null).map(|_| None),
-                _ => canon.canonicalize(&mut Value::Object(Map::new())).map(Some),
+                _ => canon.canonicalize(&mut empty).map(Some),
             };
             match read {
                 Ok(Some(mut repairs)) => {
                     repairs.insert(0, Repair::new("", RepairRule::EmptyArguments));
                     outcome.outcome = "repaired";
                     outcome.repairs = repairs;
+                    return Binding::bound(outcome, empty);
                 }
                 // Not reached: blank text is not JSON, and `null` was
                 // found invalid above.
@@ -1003,7 +1087,7 @@ impl Replay {
                     outcome.violations = error.violations().to_vec();
                 }
             }
-            return outcome;
+            return Binding::refused(outcome);
         }
         let mut args = match arguments {
             Value::String(text) => match canon.parse(&text) {
@@ -1011,24 +1095,25 @@ impl Replay {
                 Err(error) => {
                     outcome.outcome = "rejected";
                     outcome.violations = error.violations().to_vec();
-                    return outcome;
+                    return Binding::refused(outcome);
                 }
             },
             other => other,
         };
         if canon.is_valid(&args) {
-            return outcome;
+            return Binding::bound(outcome, args);
         }
         match canon.canonicalize(&mut args) {
             Ok(repairs) => {
                 outcome.outcome = "repaired";
                 outcome.repairs = repairs;
+                Binding::bound(outcome, args)
             }
             Err(error) => {
                 outcome.outcome = "rejected";
                 outcome.violations = error.violations().to_vec();
+                Binding::refused(outcome)
             }
         }
-        outcome
     }
 }

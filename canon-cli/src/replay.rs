@@ -686,15 +686,7 @@ impl Replay {
     /// ```
     pub fn bind_call(&self, line: u64, call: CallRef<'_>) -> Binding {
         let compiled = self.call_schema(&mut None, call.tool, call.schema, None);
-        let arguments = serde_json::from_str::<Value>(call.arguments)
-            .unwrap_or_else(|_| Value::String(call.arguments.to_owned()));
-        self.bind_with(
-            line,
-            call.tool,
-            call.label.map(str::to_owned),
-            compiled,
-            arguments,
-        )
+        self.call_binding(line, call, compiled)
     }
 
     /// Replays one call of a record as
@@ -793,9 +785,14 @@ impl Replay {
 
     /// A call of a trace bound with `compiled`.
     fn call_outcome(&self, line: u64, call: CallRef<'_>, compiled: Compiled) -> CallOutcome {
+        self.call_binding(line, call, compiled).outcome
+    }
+
+    /// [`call_outcome`](Self::call_outcome), with the arguments as bound.
+    fn call_binding(&self, line: u64, call: CallRef<'_>, compiled: Compiled) -> Binding {
         let arguments = serde_json::from_str::<Value>(call.arguments)
             .unwrap_or_else(|_| Value::String(call.arguments.to_owned()));
-        self.bind(
+        self.bind_with(
             line,
             call.tool,
             call.label.map(str::to_owned),

@@ -59,6 +59,17 @@ async fn column(ctx: &SessionContext, sql: &str) -> Vec<String> {
     out
 }
 
+/// What `canon_bind` says of each of [`ROWS`].
+const OUTCOMES: [&str; 7] = [
+    "strict",
+    "repaired",
+    "rejected",
+    "schema_error",
+    "rejected",
+    "NULL",
+    "NULL",
+];
+
 const ROWS: &[(Option<&str>, Option<&str>)] = &[
     (Some(NAMES), Some(r#"{"names": ["a", "b"]}"#)),
     (Some(NAMES), Some(r#"{"names": "a"}"#)),
@@ -78,19 +89,7 @@ async fn every_outcome_and_null_in_null_out() {
             "SELECT canon_bind(schema, arguments)['outcome'] FROM calls",
         )
         .await;
-        assert_eq!(
-            outcomes,
-            [
-                "strict",
-                "repaired",
-                "rejected",
-                "schema_error",
-                "rejected",
-                "NULL",
-                "NULL"
-            ],
-            "string views: {view}"
-        );
+        assert_eq!(outcomes, OUTCOMES, "string views: {view}");
         let bound = column(
             &ctx,
             "SELECT canon_bind(schema, arguments)['arguments'] FROM calls",
@@ -280,18 +279,7 @@ async fn a_parquet_file_reads_as_string_views_and_binds() {
         "SELECT canon_bind(schema, arguments)['outcome'] FROM traces",
     )
     .await;
-    assert_eq!(
-        outcomes,
-        [
-            "strict",
-            "repaired",
-            "rejected",
-            "schema_error",
-            "rejected",
-            "NULL",
-            "NULL"
-        ]
-    );
+    assert_eq!(outcomes, OUTCOMES);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -38,7 +38,7 @@ mod trace;
 
 pub use outcome::{CallOutcome, LineError};
 pub use replay::{
-    Binding, CallRef, Replay, Tally, Tools, CACHED_SCHEMA_MAX, CACHE_BYTES, CACHE_CAPACITY,
+    Binding, CallRef, Recent, Replay, Tally, Tools, CACHED_SCHEMA_MAX, CACHE_BYTES, CACHE_CAPACITY,
     MAX_JOBS, SAMPLE_CALLS, SAMPLE_TOOLS,
 };
 pub use report::{

@@ -359,6 +359,20 @@ pub struct CallRef<'a> {
     pub label: Option<&'a str>,
 }
 
+/// The schema of the call a caller bound last, and what it compiled to
+/// ([`Replay::bind_call_after`]). Keep one for each engine and each
+/// thread.
+#[derive(Default)]
+pub struct Recent(Last);
+
+impl fmt::Debug for Recent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Recent")
+            .field("schema_bytes", &self.0.as_ref().map(|(text, _)| text.len()))
+            .finish()
+    }
+}
+
 /// A call bound by [`Replay::bind_call`]: its outcome, as `canon replay`
 /// counts it, and its arguments as bound.
 #[derive(Debug, Clone, PartialEq)]
@@ -685,7 +699,16 @@ impl Replay {
     /// assert_eq!(binding.arguments, Some(serde_json::json!({"names": ["a"]})));
     /// ```
     pub fn bind_call(&self, line: u64, call: CallRef<'_>) -> Binding {
-        let compiled = self.call_schema(&mut None, call.tool, call.schema, None);
+        self.bind_call_after(&mut Recent::default(), line, call)
+    }
+
+    /// [`bind_call`](Self::bind_call) for a caller that binds calls in
+    /// turn and keeps `recent` between them: a call whose schema text is
+    /// the one of the call before takes its compiled schema at once,
+    /// without the shared cache's lock (threads binding at once do not
+    /// wait on each other for it).
+    pub fn bind_call_after(&self, recent: &mut Recent, line: u64, call: CallRef<'_>) -> Binding {
+        let compiled = self.call_schema(&mut recent.0, call.tool, call.schema, None);
         self.call_binding(line, call, compiled)
     }
 

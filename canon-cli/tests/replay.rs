@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 use canon::Policy;
-use canon_cli::{LineError, Replay, Tools, SAMPLE_CALLS, SAMPLE_TOOLS};
+use canon_cli::{CallRef, LineError, Recent, Replay, Tools, SAMPLE_CALLS, SAMPLE_TOOLS};
 use serde_json::{json, Value};
 
 /// A call's line, outcome, and repairs as `pointer rule`.
@@ -373,4 +373,34 @@ fn the_command_explains_bad_options() {
         stderr.starts_with("canon replay: cannot open /nonexistent/calls.jsonl"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_call_bound_after_one_with_the_same_schema_skips_the_cache() {
+    let replay = Replay::new(Policy::DEFAULT, Tools::default());
+    let schema = r#"{"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}}"#;
+    let call = |arguments| CallRef {
+        tool: "tag",
+        schema,
+        arguments,
+        label: None,
+    };
+    let mut recent = Recent::default();
+    let first = replay.bind_call_after(&mut recent, 1, call(r#"{"tags": "a"}"#));
+    assert_eq!(first.outcome.outcome, "repaired");
+    assert_eq!(first.arguments, Some(json!({"tags": ["a"]})));
+    let hashed = replay.schema_hashes();
+    assert!(hashed > 0);
+    // The same schema again: no lookup in the shared cache, and the same
+    // verdicts as a call bound on its own.
+    for arguments in [r#"{"tags": ["b"]}"#, r#"{"tags": 1}"#] {
+        let after = replay.bind_call_after(&mut recent, 2, call(arguments));
+        let alone = Replay::new(Policy::DEFAULT, Tools::default()).bind_call(2, call(arguments));
+        assert_eq!(after, alone);
+    }
+    assert_eq!(replay.schema_hashes(), hashed);
+    assert_eq!(replay.schemas_compiled(), 1);
+    // Without it, each call looks the schema up.
+    replay.bind_call(3, call("{}"));
+    assert!(replay.schema_hashes() > hashed);
 }

@@ -50,7 +50,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use canon::{BindError, Policy};
-use canon_cli::{Binding, CallRef, Replay, Tools};
+use canon_cli::{Binding, CallRef, Recent, Replay, Tools};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, ListArray, StringArray, StringBuilder, StructArray,
 };
@@ -169,6 +169,10 @@ fn bind_rows(
         _ => None,
     };
     let mut out = Vec::with_capacity(rows);
+    // The engine of the policy of the row before, and the schema it bound
+    // last: rows of a batch most often share both, found again without a
+    // lock.
+    let mut current: Option<(&str, Arc<Replay>, Recent)> = None;
     for i in 0..rows {
         let (Some(schema), Some(arguments)) = (schemas.get(i), arguments.get(i)) else {
             out.push(None);
@@ -194,11 +198,18 @@ fn bind_rows(
             },
             None => "tool",
         };
-        // A policy is a query's choice, not a call's: one canon does not
-        // know is the query's error.
-        let engine = match engines.get(policy) {
-            Ok(engine) => engine,
-            Err(message) => return exec_err!("canon_bind: {message}"),
+        let (engine, recent) = match &mut current {
+            Some((p, engine, recent)) if *p == policy => (engine, recent),
+            current => {
+                // A policy is a query's choice, not a call's: one canon
+                // does not know is the query's error.
+                let engine = match engines.get(policy) {
+                    Ok(engine) => engine,
+                    Err(message) => return exec_err!("canon_bind: {message}"),
+                };
+                let (_, engine, recent) = current.insert((policy, engine, Recent::default()));
+                (engine, recent)
+            }
         };
         let call = CallRef {
             tool: name,
@@ -206,7 +217,7 @@ fn bind_rows(
             arguments,
             label: None,
         };
-        out.push(Some(engine.bind_call(i as u64 + 1, call)));
+        out.push(Some(engine.bind_call_after(recent, i as u64 + 1, call)));
     }
     Ok(out)
 }

@@ -39,7 +39,7 @@ mod trace;
 pub use outcome::{CallOutcome, LineError};
 pub use replay::{
     Binding, CallRef, Recent, Replay, Tally, Tools, CACHED_SCHEMA_MAX, CACHE_BYTES, CACHE_CAPACITY,
-    MAX_JOBS, SAMPLE_CALLS, SAMPLE_TOOLS,
+    MAX_ARGUMENTS_TEXT, MAX_JOBS, SAMPLE_CALLS, SAMPLE_TOOLS,
 };
 pub use report::{
     merge, render, Example, KindCount, MergeError, Report, ToolCount, Totals, OTHER_TOOLS,

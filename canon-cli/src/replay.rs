@@ -209,6 +209,13 @@ pub const CACHE_CAPACITY: usize = 2048;
 /// fit. Past it the least recently used are evicted.
 pub const CACHE_BYTES: usize = 4 << 20;
 
+/// The longest arguments' text a call bound by [`Replay::bind_call`] or
+/// [`Replay::replay_call`] is read from: 1 MiB, canon's default bound on a
+/// call's text ([`canon::Limits::max_text_bytes`]). Longer text is refused as too
+/// large (a `too_large` violation) without being read, as canon's
+/// toolbox refuses it.
+pub const MAX_ARGUMENTS_TEXT: usize = 1 << 20;
+
 /// The longest schema text that is cached: 256 KiB. A longer schema is
 /// compiled for the call that needs it and kept only until another such
 /// schema comes (one at a time), so that a run of calls with the same
@@ -670,7 +677,8 @@ impl Replay {
     /// Replays one call of a trace (see [`CallRef`]), numbered `line`.
     ///
     /// A schema that is not JSON is a `schema_error`; arguments are bound
-    /// as the same call would be in a JSON Lines file.
+    /// as the same call would be in a JSON Lines file, but for text past
+    /// [`MAX_ARGUMENTS_TEXT`], refused as too large without being read.
     ///
     /// A call with the same schema text as the call before it (the calls of
     /// one record to one tool) takes its compiled schema without hashing
@@ -813,6 +821,9 @@ impl Replay {
 
     /// [`call_outcome`](Self::call_outcome), with the arguments as bound.
     fn call_binding(&self, line: u64, call: CallRef<'_>, compiled: Compiled) -> Binding {
+        if call.arguments.len() > MAX_ARGUMENTS_TEXT {
+            return self.too_large(line, call, compiled);
+        }
         let arguments = serde_json::from_str::<Value>(call.arguments)
             .unwrap_or_else(|_| Value::String(call.arguments.to_owned()));
         self.bind_with(
@@ -822,6 +833,34 @@ impl Replay {
             compiled,
             arguments,
         )
+    }
+
+    /// A call whose arguments' text is past [`MAX_ARGUMENTS_TEXT`]: refused
+    /// as too large, as canon refuses such text, without reading it (its
+    /// schema's error first, if it has one).
+    #[cold]
+    fn too_large(&self, line: u64, call: CallRef<'_>, compiled: Compiled) -> Binding {
+        let canon = match compiled {
+            Ok(canon) => canon,
+            // Said before the arguments are looked at.
+            Err(_) => {
+                return self.bind_with(line, call.tool, None, compiled, Value::Null);
+            }
+        };
+        let mut outcome = CallOutcome {
+            line,
+            tool: call.tool.to_owned(),
+            outcome: "rejected",
+            repairs: Vec::new(),
+            violations: Vec::new(),
+            schema_error: None,
+            label: call.label.map(str::to_owned),
+        };
+        // Text past the bound is refused before it is read.
+        if let Err(error) = canon.parse(call.arguments) {
+            outcome.violations = error.violations().to_vec();
+        }
+        Binding::refused(outcome)
     }
 
     /// One line's bytes: nothing for a blank line, else the call or why

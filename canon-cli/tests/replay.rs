@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::process::Command;
 
 use canon::Policy;
-use canon_cli::{CallRef, LineError, Recent, Replay, Tools, SAMPLE_CALLS, SAMPLE_TOOLS};
+use canon_cli::{
+    CallRef, LineError, Recent, Replay, Tools, MAX_ARGUMENTS_TEXT, SAMPLE_CALLS, SAMPLE_TOOLS,
+};
 use serde_json::{json, Value};
 
 /// A call's line, outcome, and repairs as `pointer rule`.
@@ -403,4 +405,50 @@ fn a_call_bound_after_one_with_the_same_schema_skips_the_cache() {
     // Without it, each call looks the schema up.
     replay.bind_call(3, call("{}"));
     assert!(replay.schema_hashes() > hashed);
+}
+
+#[test]
+fn arguments_past_the_bound_on_text_are_refused_unread() {
+    assert_eq!(MAX_ARGUMENTS_TEXT, canon::Limits::default().max_text_bytes);
+    let mut replay = Replay::new(Policy::DEFAULT, Tools::default());
+    let schema = r#"{"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}}"#;
+    let call = |arguments| CallRef {
+        tool: "tag",
+        schema,
+        arguments,
+        label: Some("big"),
+    };
+    // Valid JSON one byte past the bound, and text that is not JSON: both
+    // refused as too large (the second would be malformed, were it read).
+    let padding = "a".repeat(MAX_ARGUMENTS_TEXT);
+    let valid = format!(r#"{{"tags": ["{}"]}}"#, &padding[..MAX_ARGUMENTS_TEXT - 13]);
+    assert_eq!(valid.len(), MAX_ARGUMENTS_TEXT + 1);
+    let unclosed = format!(r#"{{"tags": ["{padding}"#);
+    for arguments in [valid.as_str(), unclosed.as_str()] {
+        let binding = replay.bind_call(1, call(arguments));
+        let outcome = &binding.outcome;
+        assert_eq!(outcome.outcome, "rejected");
+        assert_eq!(binding.arguments, None);
+        assert_eq!(outcome.label.as_deref(), Some("big"));
+        let kinds: Vec<_> = outcome.violations.iter().map(|v| v.kind).collect();
+        assert_eq!(
+            kinds,
+            [canon::toolbox::ViolationKind::TooLarge],
+            "{outcome:?}"
+        );
+        assert_eq!(outcome.violations[0].pointer, "");
+        // What the model would be told stays short.
+        assert!(outcome.violations[0].message.len() < 200);
+        assert_eq!(replay.replay_call(1, call(arguments)).outcome, "rejected");
+    }
+    // At the bound, the call is read and binds.
+    let at = format!(r#"{{"tags": ["{}"]}}"#, &padding[..MAX_ARGUMENTS_TEXT - 14]);
+    assert_eq!(at.len(), MAX_ARGUMENTS_TEXT);
+    assert_eq!(replay.bind_call(2, call(&at)).outcome.outcome, "accepted");
+    // A schema that does not compile is said first.
+    let broken = CallRef {
+        schema: "{not a schema",
+        ..call(&unclosed)
+    };
+    assert_eq!(replay.bind_call(3, broken).outcome.outcome, "schema_error");
 }

@@ -39,6 +39,9 @@
 //! Inputs may be `Utf8`, `LargeUtf8` or `Utf8View` (what Parquet strings
 //! read as). NULL in gives NULL out. A schema that does not compile and
 //! arguments that are not JSON are per-row outcomes, never a query error.
+//! Arguments whose text is over [`canon_cli::MAX_ARGUMENTS_TEXT`] (1 MiB,
+//! canon's bound on a call's text) are `rejected` with one `too_large`
+//! violation, without being read.
 //! Schemas compile once per distinct text, in the replay engine's bounded
 //! cache, shared by every batch and partition of the session.
 #![forbid(unsafe_code)]

@@ -177,6 +177,31 @@ async fn feedback_is_the_models_text_and_null_when_the_call_binds() {
 }
 
 #[tokio::test]
+async fn arguments_past_the_bound_on_text_are_too_large_unread() {
+    // Not JSON either: were it read, it would be malformed.
+    let huge = format!(
+        r#"{{"names": ["{}"#,
+        "a".repeat(canon_cli::MAX_ARGUMENTS_TEXT)
+    );
+    let ctx = session(&[(Some(NAMES), Some(&huge))], true);
+    let violations = column(
+        &ctx,
+        "SELECT v['pointer'] || ' ' || v['kind'] FROM \
+         (SELECT unnest(canon_bind(schema, arguments)['violations']) AS v FROM calls)",
+    )
+    .await;
+    assert_eq!(violations, [" too_large"]);
+    let feedback = column(
+        &ctx,
+        "SELECT canon_feedback(schema, arguments, tool) FROM calls",
+    )
+    .await;
+    assert!(feedback[0].starts_with("The call to `search` was not run."));
+    // What the model is told does not echo the text.
+    assert!(feedback[0].len() < 400, "{}", feedback[0]);
+}
+
+#[tokio::test]
 async fn a_policy_names_the_opt_in_rules() {
     let ctx = session(
         &[(Some(NAMES), Some(r#"{"names": ["a"], "n": "3"}"#))],

@@ -1,7 +1,9 @@
 //! `SELECT canon_bind(schema, arguments) ...` over a Parquet copy of the
 //! open corpus, beside `canon replay` on the same calls as JSON Lines, in
 //! one run: calls a second with one and with two partitions (threads),
-//! and the process's peak memory after the input once and ten times.
+//! and the peak memory of a process that runs the query over the input
+//! once, ten and thirty times (each query runs in a process of its own, so
+//! that one's peak is not another's).
 //!
 //! Run: `CANON_CORPUS=../shared/corpus/bfcl-open.jsonl cargo bench -p
 //! canon-datafusion` (without it, canon-cli's sample calls stand in).
@@ -35,8 +37,30 @@ fn peak_mib() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// Rows in a row group of the Parquet copy. A partition reads whole row
+/// groups, so the groups are small enough for two partitions to get even
+/// shares of the copy (with 64 Ki rows, the ten copies made three full
+/// groups and a small one: two partitions could not be more than 1.5
+/// times as fast as one).
+const ROW_GROUP: usize = 8 << 10;
+
+/// Rounds of the four paths.
+const ROUNDS: usize = 5;
+
+/// The median of `values`.
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
+/// The environment variable that makes this harness run one query (the
+/// Parquet file, then the partitions, comma-separated) and print its best
+/// time of three and its process's peak memory.
+const ONE_QUERY: &str = "CANON_DATAFUSION_BENCH_QUERY";
+
 /// The calls of `text` written `copies` times into one Parquet file, in
-/// row groups of 64 Ki rows.
+/// row groups of [`ROW_GROUP`] rows.
 fn parquet(text: &str, copies: usize, path: &std::path::Path) -> usize {
     let lines: Vec<Line<'_>> = text
         .lines()
@@ -51,7 +75,7 @@ fn parquet(text: &str, copies: usize, path: &std::path::Path) -> usize {
     ])
     .unwrap();
     let props = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(1 << 16))
+        .set_max_row_group_row_count(Some(ROW_GROUP))
         .build();
     let file = std::fs::File::create(path).unwrap();
     let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
@@ -103,11 +127,47 @@ fn replay(text: &str, copies: usize, jobs: usize) -> f64 {
     seconds
 }
 
+/// The best of three runs of the query over `path` with `partitions`, in
+/// a process of its own (this harness again, told by [`ONE_QUERY`]): its
+/// seconds, and that process's peak memory in MiB.
+fn query_alone(path: &std::path::Path, partitions: usize) -> (f64, f64) {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .arg("--bench")
+        .env(ONE_QUERY, format!("{},{partitions}", path.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut figures = text.split_whitespace().map(|f| f.parse::<f64>().unwrap());
+    (figures.next().unwrap(), figures.next().unwrap())
+}
+
+/// [`ONE_QUERY`]'s work: the best of three runs, and the peak memory.
+async fn one_query(spec: &str) {
+    let (path, partitions) = spec.rsplit_once(',').unwrap();
+    let path = std::path::Path::new(path);
+    let partitions = partitions.parse().unwrap();
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        best = best.min(sql(path, partitions).await);
+    }
+    println!("{best} {}", peak_mib());
+}
+
 #[tokio::main]
 async fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` does not run
     // this harness's work.
     if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    if let Ok(spec) = std::env::var(ONE_QUERY) {
+        one_query(&spec).await;
         return;
     }
     let text = match std::env::var("CANON_CORPUS") {
@@ -120,47 +180,65 @@ async fn main() {
     let ten = dir.join("ten.parquet");
     let calls_once = parquet(&text, 1, &once);
     let calls_ten = parquet(&text, 10, &ten);
+    let thirty = dir.join("thirty.parquet");
+    parquet(&text, 30, &thirty);
     let best = |times: &mut dyn FnMut() -> f64| (0..3).map(|_| times()).fold(f64::MAX, f64::min);
     let rate = |calls: usize, seconds: f64| calls as f64 / seconds;
 
-    let before = peak_mib();
-    let _ = sql(&once, 1).await;
-    let peak_once = peak_mib();
-    let mut rows = Vec::new();
+    // Peak memory: a process for each input size and partition count.
+    let mut peaks = Vec::new();
     for partitions in [1, 2] {
-        let mut times = Vec::new();
-        for _ in 0..3 {
-            times.push(sql(&ten, partitions).await);
+        let (_, once_mib) = query_alone(&once, partitions);
+        let (_, ten_mib) = query_alone(&ten, partitions);
+        let (_, thirty_mib) = query_alone(&thirty, partitions);
+        peaks.push((partitions, once_mib, ten_mib, thirty_mib));
+    }
+    // Speed: rounds that alternate the four paths, so that a slower
+    // spell of the machine falls on all of them; each a best of three.
+    let mut times = [[0.0; ROUNDS]; 4];
+    for round in 0..ROUNDS {
+        for (path, partitions) in [(0, 1), (1, 2)] {
+            times[path][round] = query_alone(&ten, partitions).0;
         }
-        let seconds = times.into_iter().fold(f64::MAX, f64::min);
-        rows.push((
-            format!("SQL, Parquet, {partitions} partition(s)"),
-            rate(calls_ten, seconds),
-        ));
+        for (path, jobs) in [(2, 1), (3, 2)] {
+            times[path][round] = best(&mut || replay(&text, 10, jobs));
+        }
     }
-    let peak_ten = peak_mib();
-    for jobs in [1, 2] {
-        let seconds = best(&mut || replay(&text, 10, jobs));
-        rows.push((
-            format!("canon replay, JSON Lines, --jobs {jobs}"),
-            rate(calls_ten, seconds),
-        ));
-    }
+    let names = [
+        "SQL, Parquet, 1 partition",
+        "SQL, Parquet, 2 partitions",
+        "canon replay, JSON Lines, --jobs 1",
+        "canon replay, JSON Lines, --jobs 2",
+    ];
     println!();
-    println!("{calls_ten} calls ({calls_once} ten times), best of 3:");
-    println!("| path | calls/s |");
-    println!("|---|---|");
-    for (name, calls_per_second) in &rows {
-        println!("| {name} | {calls_per_second:.0} |");
+    println!("{calls_ten} calls ({calls_once} ten times), {ROUNDS} rounds, each a best of 3:");
+    println!("| path | calls/s, best round | calls/s, median round |");
+    println!("|---|---|---|");
+    for (name, seconds) in names.iter().zip(&times) {
+        let fastest = seconds.iter().copied().fold(f64::MAX, f64::min);
+        println!(
+            "| {name} | {:.0} | {:.0} |",
+            rate(calls_ten, fastest),
+            rate(calls_ten, median(seconds))
+        );
     }
+    // Two over one within each round, where both ran under the same load.
+    let scaling = |one: &[f64; ROUNDS], two: &[f64; ROUNDS]| {
+        let ratios: Vec<f64> = one.iter().zip(two).map(|(a, b)| a / b).collect();
+        let low = ratios.iter().copied().fold(f64::MAX, f64::min);
+        let high = ratios.iter().copied().fold(0.0, f64::max);
+        format!("median {:.2}x ({low:.2}-{high:.2}x)", median(&ratios))
+    };
     println!(
-        "two partitions over one: {:.2}x; canon replay --jobs 2 over --jobs 1: {:.2}x",
-        rows[1].1 / rows[0].1,
-        rows[3].1 / rows[2].1
+        "two partitions over one, a round at a time: {}; canon replay --jobs 2 over --jobs 1: {}",
+        scaling(&times[0], &times[1]),
+        scaling(&times[2], &times[3])
     );
-    println!(
-        "peak RSS: {before:.0} MiB before, {peak_once:.0} MiB after SQL over the input once, \
-         {peak_ten:.0} MiB after ten times (with both partition counts)"
-    );
+    for (partitions, once, ten, thirty) in peaks {
+        println!(
+            "peak RSS of a process running the query with {partitions} partition(s): \
+             {once:.0} MiB over the input once, {ten:.0} MiB ten times, {thirty:.0} MiB thirty times"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

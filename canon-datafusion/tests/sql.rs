@@ -177,28 +177,54 @@ async fn feedback_is_the_models_text_and_null_when_the_call_binds() {
 }
 
 #[tokio::test]
-async fn arguments_past_the_bound_on_text_are_too_large_unread() {
-    // Not JSON either: were it read, it would be malformed.
+async fn hostile_arguments_are_bounded_rows() {
+    // Past the bound on text, and not JSON either: were it read, it would
+    // be malformed.
     let huge = format!(
         r#"{{"names": ["{}"#,
         "a".repeat(canon_cli::MAX_ARGUMENTS_TEXT)
     );
-    let ctx = session(&[(Some(NAMES), Some(&huge))], true);
-    let violations = column(
-        &ctx,
-        "SELECT v['pointer'] || ' ' || v['kind'] FROM \
-         (SELECT unnest(canon_bind(schema, arguments)['violations']) AS v FROM calls)",
-    )
-    .await;
-    assert_eq!(violations, [" too_large"]);
-    let feedback = column(
-        &ctx,
-        "SELECT canon_feedback(schema, arguments, tool) FROM calls",
-    )
-    .await;
-    assert!(feedback[0].starts_with("The call to `search` was not run."));
-    // What the model is told does not echo the text.
-    assert!(feedback[0].len() < 400, "{}", feedback[0]);
+    // Deeper than any bound, in a few hundred kilobytes.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    // More violations than are listed.
+    let many = format!(
+        "{{{}}}",
+        (0..100)
+            .map(|i| format!(r#""extra{i}": 1"#))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let expected = [
+        (&huge, vec!["too_large"]),
+        (&deep, vec!["too_large"]),
+        // The first listed, the rest counted in the model's text.
+        (&many, vec!["unknown"]),
+    ];
+    for (arguments, kinds) in expected {
+        let ctx = session(&[(Some(NAMES), Some(arguments))], true);
+        let mut listed = column(
+            &ctx,
+            "SELECT v['kind'] FROM \
+             (SELECT unnest(canon_bind(schema, arguments)['violations']) AS v FROM calls)",
+        )
+        .await;
+        assert!(listed.len() <= canon_datafusion::LISTED, "{listed:?}");
+        if arguments == &many {
+            assert_eq!(listed.len(), canon_datafusion::LISTED);
+        }
+        listed.dedup();
+        assert_eq!(listed, kinds);
+        let feedback = column(
+            &ctx,
+            "SELECT canon_feedback(schema, arguments, tool) FROM calls",
+        )
+        .await;
+        for text in &feedback {
+            assert!(text.starts_with("The call to `search` was not run."));
+            // What the model is told does not echo the text.
+            assert!(text.len() < 2_000, "{text}");
+        }
+    }
 }
 
 #[tokio::test]

@@ -195,15 +195,18 @@ async fn main() {
     }
     // Speed: rounds that alternate the four paths, so that a slower
     // spell of the machine falls on all of them; each a best of three.
-    let mut times = [[0.0; ROUNDS]; 4];
-    for round in 0..ROUNDS {
-        for (path, partitions) in [(0, 1), (1, 2)] {
-            times[path][round] = query_alone(&ten, partitions).0;
-        }
-        for (path, jobs) in [(2, 1), (3, 2)] {
-            times[path][round] = best(&mut || replay(&text, 10, jobs));
-        }
-    }
+    let rounds: Vec<[f64; 4]> = (0..ROUNDS)
+        .map(|_| {
+            [
+                query_alone(&ten, 1).0,
+                query_alone(&ten, 2).0,
+                best(&mut || replay(&text, 10, 1)),
+                best(&mut || replay(&text, 10, 2)),
+            ]
+        })
+        .collect();
+    let times: [[f64; ROUNDS]; 4] =
+        std::array::from_fn(|path| std::array::from_fn(|round| rounds[round][path]));
     let names = [
         "SQL, Parquet, 1 partition",
         "SQL, Parquet, 2 partitions",

@@ -991,13 +991,10 @@ impl Replay {
             }
         };
         let arguments = call.arguments?;
-        Some(Ok(self.bind(
-            line,
-            tool,
-            label.map(str::to_owned),
-            compiled,
-            arguments,
-        )))
+        let label = label.map(str::to_owned);
+        Some(Ok(self
+            .bind_with(line, tool, label, compiled, arguments)
+            .outcome))
     }
 
     /// The compiled schema whose raw text in a line is `text`: cached, or
@@ -1070,23 +1067,13 @@ impl Replay {
             true => self.tool_schema(tool, schema),
             false => self.compile(tool, schema),
         };
-        Ok(self.bind(line, tool, label, compiled, arguments.clone()))
+        Ok(self
+            .bind_with(line, tool, label, compiled, arguments.clone())
+            .outcome)
     }
 
-    /// Binds `arguments` strictly and with canon: the call's outcome.
-    fn bind(
-        &self,
-        line: u64,
-        tool: &str,
-        label: Option<String>,
-        compiled: Compiled,
-        arguments: Value,
-    ) -> CallOutcome {
-        self.bind_with(line, tool, label, compiled, arguments)
-            .outcome
-    }
-
-    /// [`bind`](Self::bind), with the arguments as bound.
+    /// Binds `arguments` strictly and with canon: the call's outcome, and
+    /// the arguments as bound.
     fn bind_with(
         &self,
         line: u64,

@@ -8,24 +8,16 @@
 //! Run: `CANON_CORPUS=../shared/corpus/bfcl-open.jsonl cargo bench -p
 //! canon-datafusion` (without it, canon-cli's sample calls stand in).
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use canon::Policy;
 use canon_cli::{Replay, Tools};
-use datafusion::arrow::array::{ArrayRef, RecordBatch, StringArray};
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::file::properties::WriterProperties;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 
-/// A corpus line's tool, schema and arguments, as their raw JSON text.
-#[derive(serde::Deserialize)]
-struct Line<'a> {
-    #[serde(borrow)]
-    schema: &'a serde_json::value::RawValue,
-    #[serde(borrow)]
-    arguments: &'a serde_json::value::RawValue,
-}
+#[path = "../tests/common/corpus.rs"]
+mod corpus;
 
 /// The peak resident set of this process so far, in MiB (Linux).
 fn peak_mib() -> f64 {
@@ -62,18 +54,7 @@ const ONE_QUERY: &str = "CANON_DATAFUSION_BENCH_QUERY";
 /// The calls of `text` written `copies` times into one Parquet file, in
 /// row groups of [`ROW_GROUP`] rows.
 fn parquet(text: &str, copies: usize, path: &std::path::Path) -> usize {
-    let lines: Vec<Line<'_>> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
-    let schemas: StringArray = lines.iter().map(|l| Some(l.schema.get())).collect();
-    let arguments: StringArray = lines.iter().map(|l| Some(l.arguments.get())).collect();
-    let batch = RecordBatch::try_from_iter(vec![
-        ("schema", Arc::new(schemas) as ArrayRef),
-        ("arguments", Arc::new(arguments) as ArrayRef),
-    ])
-    .unwrap();
+    let batch = corpus::calls(text, canon_cli::SAMPLE_TOOLS);
     let props = WriterProperties::builder()
         .set_max_row_group_row_count(Some(ROW_GROUP))
         .build();
@@ -83,7 +64,7 @@ fn parquet(text: &str, copies: usize, path: &std::path::Path) -> usize {
         writer.write(&batch).unwrap();
     }
     writer.close().unwrap();
-    lines.len() * copies
+    batch.num_rows() * copies
 }
 
 /// Seconds to bind every call of the Parquet file at `path` in SQL, with
@@ -119,7 +100,8 @@ async fn sql(path: &std::path::Path, partitions: usize) -> f64 {
 /// `jobs` threads.
 fn replay(text: &str, copies: usize, jobs: usize) -> f64 {
     let input = text.repeat(copies);
-    let mut replay = Replay::new(Policy::DEFAULT, Tools::default()).jobs(jobs);
+    let tools = Tools::parse(canon_cli::SAMPLE_TOOLS).unwrap();
+    let mut replay = Replay::new(Policy::DEFAULT, tools).jobs(jobs);
     let start = Instant::now();
     let report = replay.run(input.as_bytes(), |_| {}, |_| Ok(())).unwrap();
     let seconds = start.elapsed().as_secs_f64();

@@ -76,8 +76,8 @@ pub const LISTED: usize = BindError::LISTED;
 /// engine per policy, so each distinct schema text compiles once.
 pub fn register(ctx: &SessionContext) {
     let engines = Engines::default();
-    ctx.register_udf(ScalarUDF::from(CanonBind::new(engines.clone())));
-    ctx.register_udf(ScalarUDF::from(CanonFeedback::new(engines)));
+    ctx.register_udf(ScalarUDF::from(Canon::new(Function::Bind, engines.clone())));
+    ctx.register_udf(ScalarUDF::from(Canon::new(Function::Feedback, engines)));
 }
 
 /// The replay engines of a session, one per policy, made when first used.
@@ -119,7 +119,7 @@ pub fn schemas_compiled(ctx: &SessionContext) -> u64 {
         .and_then(|udf| {
             let inner: &dyn Any = udf.inner().as_ref();
             inner
-                .downcast_ref::<CanonBind>()
+                .downcast_ref::<Canon>()
                 .map(|bind| bind.engines.compiled("default"))
         })
         .unwrap_or(0)
@@ -352,42 +352,61 @@ fn bind_column(bindings: &[Option<Binding>]) -> Result<ArrayRef> {
     )?))
 }
 
-/// `canon_bind(schema, arguments[, policy])`.
+/// Which of canon's functions a [`Canon`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Function {
+    /// `canon_bind(schema, arguments[, policy])`.
+    Bind,
+    /// `canon_feedback(schema, arguments, tool_name)`.
+    Feedback,
+}
+
+/// One of canon's functions, over the session's engines.
 #[derive(Debug)]
-struct CanonBind {
+struct Canon {
+    function: Function,
     signature: Signature,
     engines: Engines,
 }
 
-impl CanonBind {
-    fn new(engines: Engines) -> Self {
-        CanonBind {
-            signature: Signature::one_of(
+impl Canon {
+    fn new(function: Function, engines: Engines) -> Self {
+        let signature = match function {
+            Function::Bind => Signature::one_of(
                 vec![TypeSignature::String(2), TypeSignature::String(3)],
                 Volatility::Immutable,
             ),
+            Function::Feedback => Signature::string(3, Volatility::Immutable),
+        };
+        Canon {
+            function,
+            signature,
             engines,
         }
     }
 }
 
-impl PartialEq for CanonBind {
+/// Two are the same function over the same engines.
+impl PartialEq for Canon {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.engines.0, &other.engines.0)
+        self.function == other.function && Arc::ptr_eq(&self.engines.0, &other.engines.0)
     }
 }
 
-impl Eq for CanonBind {}
+impl Eq for Canon {}
 
-impl Hash for CanonBind {
+impl Hash for Canon {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        "canon_bind".hash(state);
+        self.function.hash(state);
     }
 }
 
-impl ScalarUDFImpl for CanonBind {
+impl ScalarUDFImpl for Canon {
     fn name(&self) -> &str {
-        "canon_bind"
+        match self.function {
+            Function::Bind => "canon_bind",
+            Function::Feedback => "canon_feedback",
+        }
     }
 
     fn signature(&self) -> &Signature {
@@ -395,63 +414,19 @@ impl ScalarUDFImpl for CanonBind {
     }
 
     fn return_type(&self, _: &[DataType]) -> Result<DataType> {
-        Ok(bind_type())
+        Ok(match self.function {
+            Function::Bind => bind_type(),
+            Function::Feedback => DataType::Utf8,
+        })
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         let arrays = arrays(&args)?;
-        let bindings = bind_rows(&self.engines, &arrays, rows, None)?;
-        Ok(ColumnarValue::Array(bind_column(&bindings)?))
-    }
-}
-
-/// `canon_feedback(schema, arguments, tool_name)`.
-#[derive(Debug)]
-struct CanonFeedback {
-    signature: Signature,
-    engines: Engines,
-}
-
-impl CanonFeedback {
-    fn new(engines: Engines) -> Self {
-        CanonFeedback {
-            signature: Signature::string(3, Volatility::Immutable),
-            engines,
+        if self.function == Function::Bind {
+            let bindings = bind_rows(&self.engines, &arrays, rows, None)?;
+            return Ok(ColumnarValue::Array(bind_column(&bindings)?));
         }
-    }
-}
-
-impl PartialEq for CanonFeedback {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.engines.0, &other.engines.0)
-    }
-}
-
-impl Eq for CanonFeedback {}
-
-impl Hash for CanonFeedback {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        "canon_feedback".hash(state);
-    }
-}
-
-impl ScalarUDFImpl for CanonFeedback {
-    fn name(&self) -> &str {
-        "canon_feedback"
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Utf8)
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let rows = args.number_rows;
-        let arrays = arrays(&args)?;
         let tools = Strings::of(&arrays[2])?;
         let bindings = bind_rows(&self.engines, &arrays, rows, Some(&tools))?;
         let texts: StringArray = bindings

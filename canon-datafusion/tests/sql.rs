@@ -15,6 +15,9 @@ use datafusion::arrow::datatypes::DataType;
 use datafusion::datasource::MemTable;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 
+#[path = "common/corpus.rs"]
+mod corpus;
+
 const NAMES: &str = r#"{"type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}, "n": {"type": "integer"}}, "required": ["names"], "additionalProperties": false}"#;
 
 /// A session with canon's functions and the table `calls(schema,
@@ -334,16 +337,6 @@ async fn a_parquet_file_reads_as_string_views_and_binds() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A corpus line's schema and arguments, as their raw JSON text.
-#[derive(serde::Deserialize)]
-struct Line<'a> {
-    tool: String,
-    #[serde(borrow)]
-    schema: &'a serde_json::value::RawValue,
-    #[serde(borrow)]
-    arguments: &'a serde_json::value::RawValue,
-}
-
 #[tokio::test]
 async fn the_corpus_gives_the_verdicts_of_canon_replay() {
     let Ok(path) = std::env::var("CANON_CORPUS") else {
@@ -353,20 +346,13 @@ async fn the_corpus_gives_the_verdicts_of_canon_replay() {
     let text = std::fs::read_to_string(&path).unwrap();
     let mut replay = Replay::new(Policy::DEFAULT, Tools::default());
     let report = replay.run(text.as_bytes(), |_| {}, |_| Ok(())).unwrap();
-    let lines: Vec<Line<'_>> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let schemas: StringArray = lines.iter().map(|l| Some(l.schema.get())).collect();
-    let arguments: StringArray = lines.iter().map(|l| Some(l.arguments.get())).collect();
-    let tools: StringArray = lines.iter().map(|l| Some(l.tool.as_str())).collect();
-    let batch = RecordBatch::try_from_iter(vec![
-        ("schema", Arc::new(schemas) as ArrayRef),
-        ("arguments", Arc::new(arguments) as ArrayRef),
-        ("tool", Arc::new(tools) as ArrayRef),
-    ])
-    .unwrap();
+    let batch = corpus::calls(&text, "[]");
+    let calls = text.lines().filter(|l| !l.trim().is_empty()).count();
+    assert_eq!(
+        batch.num_rows(),
+        calls,
+        "every corpus line gives its schema"
+    );
     let ctx = SessionContext::new();
     register(&ctx);
     ctx.register_batch("calls", batch).unwrap();

@@ -9,7 +9,7 @@ use canon::Policy;
 use canon_cli::{Replay, Tools};
 use canon_datafusion::{register, schemas_compiled};
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, RecordBatch, StringArray, StringViewArray,
+    Array, ArrayRef, AsArray, LargeStringArray, RecordBatch, StringArray, StringViewArray,
 };
 use datafusion::arrow::datatypes::DataType;
 use datafusion::datasource::MemTable;
@@ -121,6 +121,39 @@ async fn every_outcome_and_null_in_null_out() {
             ["false", "false", "false", "false", "false", "true", "true"]
         );
     }
+}
+
+#[tokio::test]
+async fn large_strings_and_mixed_string_types_bind() {
+    // The schema as a string view, the arguments as large strings.
+    let schemas: Vec<Option<&str>> = ROWS.iter().map(|r| r.0).collect();
+    let arguments: Vec<Option<&str>> = ROWS.iter().map(|r| r.1).collect();
+    let batch = RecordBatch::try_from_iter(vec![
+        (
+            "schema",
+            Arc::new(StringViewArray::from(schemas)) as ArrayRef,
+        ),
+        ("arguments", Arc::new(LargeStringArray::from(arguments))),
+    ])
+    .unwrap();
+    let ctx = SessionContext::new();
+    register(&ctx);
+    ctx.register_batch("calls", batch).unwrap();
+    let outcomes = column(
+        &ctx,
+        "SELECT canon_bind(schema, arguments)['outcome'] FROM calls",
+    )
+    .await;
+    assert_eq!(outcomes, OUTCOMES);
+    let feedback = column(
+        &ctx,
+        "SELECT canon_feedback(schema, arguments, arguments) IS NULL FROM calls",
+    )
+    .await;
+    assert_eq!(
+        feedback,
+        ["true", "true", "false", "true", "false", "true", "true"]
+    );
 }
 
 #[tokio::test]

@@ -220,7 +220,7 @@ fn circle(graph: &Graph) -> Option<Vec<String>> {
 
 const RUNTIME: &str = "canon-runtime/src";
 const MACROS: &str = "canon-macros/src";
-const CLI: &str = "canon-cli/src";
+const ENGINE: &str = "canon-replay/src";
 
 #[test]
 fn the_runtime_has_no_import_circle() {
@@ -247,8 +247,8 @@ fn the_macro_crate_has_no_import_circle() {
 }
 
 #[test]
-fn the_cli_has_no_import_circle() {
-    let graph = graph(CLI);
+fn the_replay_engine_has_no_import_circle() {
+    let graph = graph(ENGINE);
     assert!(graph["trace"].contains("replay"), "{graph:#?}");
     assert!(graph["formats::otlp"].contains("formats::call"));
     assert_eq!(circle(&graph), None);
@@ -276,8 +276,8 @@ fn the_circle_finder_finds_a_circle_in_each_crate() {
     macros.get_mut("ast").unwrap().insert("model".into());
     let found = circle(&macros).expect("a circle through the model");
     assert!(found.contains(&"ast".to_owned()), "{found:?}");
-    // In the CLI.
-    let mut cli = graph(CLI);
+    // In the replay engine.
+    let mut cli = graph(ENGINE);
     cli.get_mut("outcome").unwrap().insert("report".into());
     assert!(circle(&cli).is_some());
 }
@@ -374,8 +374,8 @@ fn the_layers_are_drawn_as_they_are_and_few_edges_point_up() {
         &drawing(&docs, "### What may use what in the macro crate"),
     ));
     up.extend(upward(
-        &graph(CLI),
-        &drawing(&docs, "### What may use what in the CLI"),
+        &graph(ENGINE),
+        &drawing(&docs, "### What may use what in the replay engine"),
     ));
     assert!(up.len() <= 5, "{up:#?}");
     for edge in &up {
@@ -393,4 +393,57 @@ fn a_drawing_that_puts_a_file_above_what_it_uses_is_refused() {
     let places = drawing(&docs, "### What may use what in the macro crate");
     let refused = std::panic::catch_unwind(|| upward(&graph(MACROS), &places));
     assert!(refused.is_err());
+}
+
+/// The workspace's packages each depends on through `[dependencies]`, by
+/// path: package directory -> the package directories it names.
+fn packages() -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut graph = BTreeMap::new();
+    for package in [
+        "canon-macros",
+        "canon-runtime",
+        "canon-replay",
+        "canon-cli",
+        "canon-datafusion",
+    ] {
+        let manifest = std::fs::read_to_string(root.join(package).join("Cargo.toml")).unwrap();
+        let deps = &manifest[manifest.find("[dependencies]").expect("[dependencies]")..];
+        let deps = match deps[1..].find("\n[") {
+            Some(end) => &deps[..end + 1],
+            None => deps,
+        };
+        let named: BTreeSet<String> = deps
+            .lines()
+            .filter_map(|line| {
+                let path = line.split("path = \"").nth(1)?;
+                let path = &path[..path.find('"')?];
+                Some(path.trim_start_matches("../").to_owned())
+            })
+            .collect();
+        graph.insert(package.to_owned(), named);
+    }
+    graph
+}
+
+/// The replay engine depends on neither the command nor the SQL functions,
+/// so the command may read Parquet through the SQL functions' crate.
+#[test]
+fn the_packages_depend_one_way() {
+    let packages = packages();
+    // The reader sees the path dependencies: `..` is the facade.
+    assert!(packages["canon-replay"].contains(".."), "{packages:#?}");
+    assert!(packages["canon-cli"].contains("canon-replay"));
+    for engine_user in ["canon-cli", "canon-datafusion"] {
+        assert!(
+            !packages["canon-replay"].contains(engine_user),
+            "canon-replay depends on {engine_user}"
+        );
+    }
+    assert!(
+        !packages["canon-datafusion"].contains("canon-cli"),
+        "canon-datafusion depends on the command: the command could not use it"
+    );
+    let graph: Graph = packages.clone();
+    assert_eq!(circle(&graph), None);
 }

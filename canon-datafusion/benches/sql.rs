@@ -6,12 +6,12 @@
 //! that one's peak is not another's).
 //!
 //! Run: `CANON_CORPUS=../shared/corpus/bfcl-open.jsonl cargo bench -p
-//! canon-datafusion` (without it, canon-cli's sample calls stand in).
+//! canon-datafusion` (without it, the replay engine's sample calls stand in).
 
 use std::time::Instant;
 
 use canon::Policy;
-use canon_cli::{Replay, Tools};
+use canon_replay::{Replay, Tools};
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::file::properties::WriterProperties;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
@@ -55,7 +55,7 @@ const ONE_QUERY: &str = "CANON_DATAFUSION_BENCH_QUERY";
 /// The calls of `text` written `copies` times into one Parquet file, in
 /// row groups of [`ROW_GROUP`] rows.
 fn parquet(text: &str, copies: usize, path: &std::path::Path) -> usize {
-    let batch = corpus::calls(text, canon_cli::SAMPLE_TOOLS);
+    let batch = corpus::calls(text, canon_replay::SAMPLE_TOOLS);
     let props = WriterProperties::builder()
         .set_max_row_group_row_count(Some(ROW_GROUP))
         .build();
@@ -101,7 +101,7 @@ async fn sql(path: &std::path::Path, partitions: usize) -> f64 {
 /// `jobs` threads.
 fn replay(text: &str, copies: usize, jobs: usize) -> f64 {
     let input = text.repeat(copies);
-    let tools = Tools::parse(canon_cli::SAMPLE_TOOLS).unwrap();
+    let tools = Tools::parse(canon_replay::SAMPLE_TOOLS).unwrap();
     let mut replay = Replay::new(Policy::DEFAULT, tools).jobs(jobs);
     let start = Instant::now();
     let report = replay.run(input.as_bytes(), |_| {}, |_| Ok(())).unwrap();
@@ -155,7 +155,7 @@ async fn main() {
     }
     let text = match std::env::var("CANON_CORPUS") {
         Ok(path) => std::fs::read_to_string(path).unwrap(),
-        Err(_) => canon_cli::SAMPLE_CALLS.to_owned(),
+        Err(_) => canon_replay::SAMPLE_CALLS.to_owned(),
     };
     let dir = std::env::temp_dir().join(format!("canon-datafusion-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -39,7 +39,7 @@
 //! Inputs may be `Utf8`, `LargeUtf8` or `Utf8View` (what Parquet strings
 //! read as). NULL in gives NULL out. A schema that does not compile and
 //! arguments that are not JSON are per-row outcomes, never a query error.
-//! Arguments whose text is over [`canon_cli::MAX_ARGUMENTS_TEXT`] (1 MiB,
+//! Arguments whose text is over [`canon_replay::MAX_ARGUMENTS_TEXT`] (1 MiB,
 //! canon's bound on a call's text) are `rejected` with one `too_large`
 //! violation, without being read.
 //! Schemas compile once per distinct text, in the replay engine's bounded
@@ -53,7 +53,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use canon::{BindError, Policy};
-use canon_cli::{Binding, CallRef, Recent, Replay, Tools};
+use canon_replay::{Binding, CallRef, Recent, Replay, Tools};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, ListArray, StringArray, StringBuilder, StructArray,
 };

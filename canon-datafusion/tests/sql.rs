@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use canon::Policy;
-use canon_cli::{Replay, Tools};
 use canon_datafusion::{register, schemas_compiled};
+use canon_replay::{Replay, Tools};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, LargeStringArray, RecordBatch, StringArray, StringViewArray,
 };
@@ -218,7 +218,7 @@ async fn hostile_arguments_are_bounded_rows() {
     // be malformed.
     let huge = format!(
         r#"{{"names": ["{}"#,
-        "a".repeat(canon_cli::MAX_ARGUMENTS_TEXT)
+        "a".repeat(canon_replay::MAX_ARGUMENTS_TEXT)
     );
     // Deeper than any bound, in a few hundred kilobytes.
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));

@@ -41,7 +41,7 @@ enum Layout {
 /// and returned as an error, and the records after it are read as usual.
 ///
 /// ```
-/// use canon_cli::formats::Records;
+/// use canon_replay::formats::Records;
 ///
 /// let pretty = "{\n  \"resourceSpans\": [\n  ]\n}\n{\n  \"resourceSpans\": []\n}\n";
 /// let records: Vec<_> = Records::new(pretty.as_bytes()).map(Result::unwrap).collect();

@@ -45,7 +45,7 @@ impl Compression {
     /// first four bytes of the input are looked at).
     ///
     /// ```
-    /// use canon_cli::formats::Compression;
+    /// use canon_replay::formats::Compression;
     ///
     /// assert_eq!(Compression::sniff(&[0x1f, 0x8b, 8, 0]), Compression::Gzip);
     /// assert_eq!(Compression::sniff(&[0x28, 0xb5, 0x2f, 0xfd]), Compression::Zstd);
@@ -82,7 +82,7 @@ impl Compression {
 /// ```
 /// use std::io::{BufRead, Write};
 ///
-/// use canon_cli::formats::open_input;
+/// use canon_replay::formats::open_input;
 /// use flate2::{write::GzEncoder, Compression};
 ///
 /// let mut gz = GzEncoder::new(Vec::new(), Compression::default());
@@ -103,7 +103,7 @@ pub fn open_input<'a>(reader: impl Read + 'a) -> io::Result<Box<dyn BufRead + 'a
 /// As [`open_input`].
 ///
 /// ```
-/// use canon_cli::formats::{decompress, Compression};
+/// use canon_replay::formats::{decompress, Compression};
 ///
 /// let (compression, _input) = decompress(&b"{}\n"[..]).unwrap();
 /// assert_eq!(compression, Compression::None);

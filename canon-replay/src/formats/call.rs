@@ -76,7 +76,7 @@ impl FromStr for Format {
     type Err = UnknownFormat;
 
     /// ```
-    /// use canon_cli::formats::Format;
+    /// use canon_replay::formats::Format;
     ///
     /// assert_eq!("openai-responses".parse(), Ok(Format::OpenAiResponses));
     /// assert!("openai".parse::<Format>().is_err());

@@ -339,7 +339,7 @@ impl std::error::Error for MergeError {}
 ///
 /// ```
 /// use canon::Policy;
-/// use canon_cli::{merge, Replay, Tools};
+/// use canon_replay::{merge, Replay, Tools};
 ///
 /// let line = r#"{"tool": "t", "schema": {"type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}}}, "arguments": {"names": "a"}}"#;
 /// let run = |text: &str| Replay::new(Policy::DEFAULT, Tools::default()).run(text.as_bytes(), |_| {}, |_| Ok(())).unwrap();

@@ -335,7 +335,7 @@ impl SchemaCache {
 ///
 /// ```
 /// use canon::Policy;
-/// use canon_cli::{CallRef, Replay, Tally, Tools};
+/// use canon_replay::{CallRef, Replay, Tally, Tools};
 ///
 /// let mut replay = Replay::new(Policy::DEFAULT, Tools::default());
 /// let mut tally = Tally::new(&replay);
@@ -697,7 +697,7 @@ impl Replay {
     ///
     /// ```
     /// use canon::Policy;
-    /// use canon_cli::{CallRef, Replay, Tools};
+    /// use canon_replay::{CallRef, Replay, Tools};
     ///
     /// let replay = Replay::new(Policy::DEFAULT, Tools::default());
     /// let schema = r#"{"type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}}}"#;
@@ -730,8 +730,8 @@ impl Replay {
     ///
     /// ```
     /// use canon::Policy;
-    /// use canon_cli::formats::{Extractor, Format};
-    /// use canon_cli::{Replay, Tools};
+    /// use canon_replay::formats::{Extractor, Format};
+    /// use canon_replay::{Replay, Tools};
     ///
     /// let record = r#"{"request": {"tools": [{"name": "t", "input_schema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]}, "response": {"type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "t", "input": {"n": 1}}, {"type": "tool_use", "id": "toolu_2", "name": "t", "input": {"n": "x"}}]}}"#;
     /// let mut replay = Replay::new(Policy::DEFAULT, Tools::default());

@@ -72,7 +72,7 @@ pub const SHOWN_CHARS: usize = 64;
 /// for a person to read goes through here.
 ///
 /// ```
-/// use canon_cli::formats::shown;
+/// use canon_replay::formats::shown;
 ///
 /// assert_eq!(shown("search_code", 64), "search_code");
 /// assert_eq!(shown("\u{1b}[2J\nx", 64), "\\u{1b}[2J\\nx");
@@ -157,7 +157,7 @@ pub fn shown(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 /// `input_schema`: Anthropic).
 ///
 /// ```
-/// use canon_cli::formats::{detect, Format};
+/// use canon_replay::formats::{detect, Format};
 ///
 /// let line = r#"{"request": {"model": "claude-sonnet-4-5", "tools": [{"name": "t", "input_schema": {"type": "object"}}]}, "response": {"type": "message", "role": "assistant", "content": []}}"#;
 /// assert_eq!(detect(line), Some(Format::Anthropic));
@@ -198,7 +198,7 @@ pub const SNIFF_RECORDS: usize = 16;
 /// ```
 /// use std::io::Read;
 ///
-/// use canon_cli::formats::{sniff, Format};
+/// use canon_replay::formats::{sniff, Format};
 ///
 /// let text = "\nnot json\n{\"resourceSpans\": []}\n";
 /// let (format, mut input) = sniff(text.as_bytes()).unwrap();
@@ -308,7 +308,7 @@ impl<R: BufRead> BufRead for Tee<R> {
 /// of the shapes the format reads).
 ///
 /// ```
-/// use canon_cli::formats::{calls, Format, Schema};
+/// use canon_replay::formats::{calls, Format, Schema};
 ///
 /// let record = r#"{
 ///   "request": {"model": "gpt-4o", "tools": [{"type": "function", "function": {

@@ -327,8 +327,8 @@ impl Replay {
     ///
     /// ```
     /// use canon::Policy;
-    /// use canon_cli::formats::Format;
-    /// use canon_cli::{Replay, Tools};
+    /// use canon_replay::formats::Format;
+    /// use canon_replay::{Replay, Tools};
     ///
     /// let log = r#"{"request": {"tools": [{"name": "t", "input_schema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]}, "response": {"type": "message", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "t", "input": {"n": "1"}}]}}"#;
     /// let mut replay = Replay::new(Policy::all(), Tools::default()).jobs(2);

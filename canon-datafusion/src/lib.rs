@@ -36,6 +36,11 @@
 //!   would have been sent for a refused call, NULL when the call binds (or
 //!   its schema does not compile: no model is offered that tool).
 //!
+//! - [`replay_table`] replays a whole table of calls (Parquet files, say,
+//!   with the columns `tool`, `schema` and `arguments`, each renamable by
+//!   [`Columns`]) into the [`Report`](canon_replay::Report) `canon replay`
+//!   gives for the same calls as JSON Lines.
+//!
 //! Inputs may be `Utf8`, `LargeUtf8` or `Utf8View` (what Parquet strings
 //! read as). NULL in gives NULL out. A schema that does not compile and
 //! arguments that are not JSON are per-row outcomes, never a query error.
@@ -66,6 +71,10 @@ use datafusion::logical_expr::{
     Volatility,
 };
 use datafusion::prelude::SessionContext;
+
+mod replay;
+
+pub use replay::{replay_table, Columns};
 
 /// The violations `canon_bind` lists for a call at most (the rest are
 /// counted in the model's text, as canon's feedback counts them).
@@ -134,6 +143,14 @@ enum Strings<'a> {
 }
 
 impl<'a> Strings<'a> {
+    /// Whether a column of `data_type` is read as text.
+    fn takes(data_type: &DataType) -> bool {
+        matches!(
+            data_type,
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+        )
+    }
+
     fn of(array: &'a ArrayRef) -> Result<Strings<'a>> {
         Ok(match array.data_type() {
             DataType::Utf8 => Strings::Utf8(array.as_string::<i32>()),

@@ -1,5 +1,5 @@
 //! The main demo: `canon replay` on the captured calls that ship with canon
-//! (`canon-cli/data/`), under the default policy and with every rule.
+//! (`canon-replay/data/`), under the default policy and with every rule.
 //!
 //! Run: `cargo run --example replay` (the same as `cargo run -p canon-cli`,
 //! which takes a file of your own: `canon replay calls.jsonl --tools tools.json`).
@@ -8,7 +8,7 @@ use canon::Policy;
 use canon_cli::{render, Replay, Tools, SAMPLE_CALLS, SAMPLE_TOOLS};
 
 fn main() {
-    let source = "the bundled sample (canon-cli/data/sample-calls.jsonl)";
+    let source = "the bundled sample (canon-replay/data/sample-calls.jsonl)";
     for policy in [Policy::DEFAULT, Policy::all()] {
         let tools = Tools::parse(SAMPLE_TOOLS).expect("the bundled tools parse");
         let mut repaired = Vec::new();

@@ -34,9 +34,9 @@ survey = [
 for call in survey:
     seed("bind_text", json.dumps(call).encode())
 
-tools = json.loads((root / "canon-cli/data/sample-tools.json").read_text())
+tools = json.loads((root / "canon-replay/data/sample-tools.json").read_text())
 schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
-for line in (root / "canon-cli/data/sample-calls.jsonl").read_text().splitlines():
+for line in (root / "canon-replay/data/sample-calls.jsonl").read_text().splitlines():
     call = json.loads(line)
     args = call["arguments"] if isinstance(call["arguments"], str) else json.dumps(call["arguments"])
     schema = json.dumps(schemas[call["tool"]])

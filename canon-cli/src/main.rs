@@ -151,7 +151,7 @@ fn replay(args: ReplayArgs) -> Result<(), Failure> {
         None => (
             Box::new(SAMPLE_CALLS.as_bytes()),
             None,
-            "the bundled sample (canon-cli/data/sample-calls.jsonl)".to_owned(),
+            "the bundled sample (canon-replay/data/sample-calls.jsonl)".to_owned(),
         ),
         Some(path) if path.as_os_str() == "-" => {
             let (_, input) = formats::decompress(io::stdin().lock())

@@ -27,6 +27,22 @@ pub struct CallOutcome {
     pub label: Option<String>,
 }
 
+impl CallOutcome {
+    /// The call at `line` to `tool` as `outcome` says, with nothing listed
+    /// yet.
+    pub(crate) fn new(line: u64, tool: &str, outcome: &'static str, label: Option<String>) -> Self {
+        CallOutcome {
+            line,
+            tool: tool.to_owned(),
+            outcome,
+            repairs: Vec::new(),
+            violations: Vec::new(),
+            schema_error: None,
+            label,
+        }
+    }
+}
+
 /// A malformed input line: its number and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineError {

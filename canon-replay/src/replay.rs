@@ -847,15 +847,8 @@ impl Replay {
                 return self.bind_with(line, call.tool, None, compiled, Value::Null);
             }
         };
-        let mut outcome = CallOutcome {
-            line,
-            tool: call.tool.to_owned(),
-            outcome: "rejected",
-            repairs: Vec::new(),
-            violations: Vec::new(),
-            schema_error: None,
-            label: call.label.map(str::to_owned),
-        };
+        let label = call.label.map(str::to_owned);
+        let mut outcome = CallOutcome::new(line, call.tool, "rejected", label);
         // Text past the bound is refused before it is read.
         if let Err(error) = canon.parse(call.arguments) {
             outcome.violations = error.violations().to_vec();
@@ -1082,15 +1075,7 @@ impl Replay {
         compiled: Compiled,
         arguments: Value,
     ) -> Binding {
-        let mut outcome = CallOutcome {
-            line,
-            tool: tool.to_owned(),
-            outcome: "accepted",
-            repairs: Vec::new(),
-            violations: Vec::new(),
-            schema_error: None,
-            label,
-        };
+        let mut outcome = CallOutcome::new(line, tool, "accepted", label);
         let canon = match compiled {
             Ok(canon) => canon,
             Err(message) => {

@@ -72,9 +72,11 @@ use datafusion::logical_expr::{
 };
 use datafusion::prelude::SessionContext;
 
+mod files;
 mod replay;
 
-pub use replay::{replay_table, Columns};
+pub use files::{register_table, table_format, TableFormat};
+pub use replay::{replay_table, replay_table_with, Columns};
 
 /// The violations `canon_bind` lists for a call at most (the rest are
 /// counted in the model's text, as canon's feedback counts them).

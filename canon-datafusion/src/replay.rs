@@ -2,7 +2,7 @@
 //! each row a call, bound by the replay engine in the table's order and
 //! counted into the same [`Report`] the JSON Lines reader gives.
 
-use canon_replay::{CallRef, Recent, Replay, Report, Tally};
+use canon_replay::{CallOutcome, CallRef, Recent, Replay, Report, Tally};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::common::{exec_err, Result};
 use datafusion::prelude::SessionContext;
@@ -51,6 +51,22 @@ pub async fn replay_table(
     columns: &Columns,
     replay: &Replay,
 ) -> Result<Report> {
+    replay_table_with(ctx, table, columns, replay, |_| Ok(())).await
+}
+
+/// [`replay_table`], telling `on_call` of each call's outcome in the
+/// table's order (as `canon replay --out` writes them).
+///
+/// # Errors
+/// As [`replay_table`]'s, and the first error `on_call` returns, which
+/// stops the replay.
+pub async fn replay_table_with(
+    ctx: &SessionContext,
+    table: &str,
+    columns: &Columns,
+    replay: &Replay,
+    mut on_call: impl FnMut(&CallOutcome) -> std::io::Result<()>,
+) -> Result<Report> {
     let provider = ctx.table_provider(table).await?;
     let schema = provider.schema();
     for name in [&columns.tool, &columns.schema, &columns.arguments] {
@@ -80,7 +96,7 @@ pub async fn replay_table(
     let mut recent = Recent::default();
     let mut rows = 0u64;
     while let Some(batch) = stream.next().await {
-        rows = bind_batch(replay, &mut recent, &mut tally, rows, &batch?)?;
+        rows = bind_batch(replay, &mut recent, &mut tally, rows, &batch?, &mut on_call)?;
     }
     Ok(tally.finish(rows))
 }
@@ -93,6 +109,7 @@ fn bind_batch(
     tally: &mut Tally,
     mut rows: u64,
     batch: &RecordBatch,
+    on_call: &mut impl FnMut(&CallOutcome) -> std::io::Result<()>,
 ) -> Result<u64> {
     let tools = Strings::of(batch.column(0))?;
     let schemas = Strings::of(batch.column(1))?;
@@ -107,7 +124,9 @@ fn bind_batch(
                     arguments,
                     label: None,
                 };
-                tally.call(&replay.bind_call_after(recent, rows, call).outcome);
+                let outcome = replay.bind_call_after(recent, rows, call).outcome;
+                tally.call(&outcome);
+                on_call(&outcome)?;
             }
             _ => tally.malformed(),
         }

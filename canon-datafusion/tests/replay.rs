@@ -5,9 +5,10 @@
 use std::sync::Arc;
 
 use canon::Policy;
-use canon_datafusion::{replay_table, Columns};
+use canon_datafusion::{register_table, replay_table, table_format, Columns, TableFormat};
 use canon_replay::{Replay, Report, Tools};
 use datafusion::arrow::array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
+use datafusion::arrow::ipc::writer::FileWriter;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::file::properties::WriterProperties;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
@@ -45,12 +46,17 @@ fn json_lines(batch: &RecordBatch) -> String {
 /// `batch` written to a Parquet file in `dir`, in row groups of `group`
 /// rows.
 fn parquet(batch: &RecordBatch, dir: &std::path::Path, group: usize) -> String {
-    std::fs::create_dir_all(dir).unwrap();
-    let path = dir.join("calls.parquet");
+    parquet_at(batch, &dir.join("calls.parquet"), group)
+}
+
+/// `batch` written to the Parquet file `path`, in row groups of `group`
+/// rows.
+fn parquet_at(batch: &RecordBatch, path: &std::path::Path, group: usize) -> String {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let props = WriterProperties::builder()
         .set_max_row_group_row_count(Some(group))
         .build();
-    let file = std::fs::File::create(&path).unwrap();
+    let file = std::fs::File::create(path).unwrap();
     let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
     writer.write(batch).unwrap();
     writer.close().unwrap();
@@ -189,5 +195,116 @@ async fn the_corpus_as_parquet_gives_the_report_of_its_json_lines() {
     let path = parquet(&batch, &dir, 4096);
     let report = replayed_parquet(&path, &Columns::default()).await.unwrap();
     assert_eq!(report, expected);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The report of `input` registered by [`register_table`] as `calls`, on
+/// a session of four partitions, and the session.
+async fn replayed_input(input: &str) -> (Report, SessionContext) {
+    let mut config = SessionConfig::new().with_target_partitions(4);
+    config.options_mut().optimizer.repartition_file_min_size = 0;
+    let ctx = SessionContext::new_with_config(config);
+    register_table(&ctx, "calls", input).await.unwrap();
+    let replay = Replay::new(Policy::DEFAULT, Tools::default());
+    let report = replay_table(&ctx, "calls", &Columns::default(), &replay)
+        .await
+        .unwrap();
+    (report, ctx)
+}
+
+async fn count(ctx: &SessionContext, sql: &str) -> i64 {
+    let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
+    batches[0]
+        .column(0)
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .unwrap()
+        .value(0)
+}
+
+#[tokio::test]
+async fn a_hive_partitioned_directory_reads_as_one_table_in_path_order() {
+    let batch = sample();
+    let expected = replayed(&json_lines(&batch));
+    let dir = temp("hive");
+    // Three files, written out of order; read in path order, they hold
+    // the rows in turn.
+    let n = batch.num_rows();
+    parquet_at(
+        &batch.slice(60, n - 60),
+        &dir.join("year=2026/month=12/part-1.parquet"),
+        16,
+    );
+    parquet_at(
+        &batch.slice(0, 5),
+        &dir.join("year=2026/month=11/part-0.parquet"),
+        2,
+    );
+    parquet_at(
+        &batch.slice(5, 55),
+        &dir.join("year=2026/month=12/part-0.parquet"),
+        8,
+    );
+    // Not read: hidden, and of another format.
+    std::fs::write(dir.join("year=2026/_SUCCESS"), "").unwrap();
+    std::fs::write(dir.join("year=2026/month=12/notes.txt"), "{}").unwrap();
+    let input = dir.to_str().unwrap();
+    assert_eq!(table_format(input).unwrap(), Some(TableFormat::Parquet));
+    let (report, ctx) = replayed_input(input).await;
+    assert_eq!(report, expected);
+    // The partitions are columns.
+    let december = count(&ctx, "SELECT count(*) FROM calls WHERE month = '12'").await;
+    assert_eq!(december as usize, n - 5);
+    // A glob reads the files it matches.
+    let glob = format!("{input}/year=2026/month=12/*.parquet");
+    assert_eq!(table_format(&glob).unwrap(), Some(TableFormat::Parquet));
+    let ctx = SessionContext::new();
+    register_table(&ctx, "december", &glob).await.unwrap();
+    assert_eq!(
+        count(&ctx, "SELECT count(*) FROM december").await as usize,
+        n - 5
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn an_arrow_ipc_file_gives_the_report_of_the_same_calls() {
+    let batch = sample();
+    let expected = replayed(&json_lines(&batch));
+    let dir = temp("ipc");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Named as such, and told by its magic bytes alone.
+    for name in ["calls.arrow", "calls.bin"] {
+        let path = dir.join(name);
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer = FileWriter::try_new(file, &batch.schema()).unwrap();
+        writer.write(&batch.slice(0, 10)).unwrap();
+        writer
+            .write(&batch.slice(10, batch.num_rows() - 10))
+            .unwrap();
+        writer.finish().unwrap();
+        let input = path.to_str().unwrap();
+        assert_eq!(table_format(input).unwrap(), Some(TableFormat::Arrow));
+        assert_eq!(replayed_input(input).await.0, expected, "{name}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn what_is_no_table_is_said_so() {
+    let dir = temp("none");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lines = dir.join("calls.jsonl");
+    std::fs::write(&lines, "{\"tool\": \"t\", \"arguments\": {}}\n").unwrap();
+    assert_eq!(table_format(lines.to_str().unwrap()).unwrap(), None);
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let error = table_format(empty.to_str().unwrap()).unwrap_err();
+    assert!(error.to_string().contains("holds no .parquet"), "{error}");
+    let ctx = SessionContext::new();
+    for input in [lines.to_str().unwrap(), empty.to_str().unwrap()] {
+        let error = register_table(&ctx, "calls", input).await.unwrap_err();
+        assert!(error.to_string().contains(input), "{error}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

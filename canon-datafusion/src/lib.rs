@@ -73,9 +73,15 @@ use datafusion::logical_expr::{
 use datafusion::prelude::SessionContext;
 
 mod files;
+mod lines;
 mod replay;
 
+/// The DataFusion this crate is built on, for sessions and tables of the
+/// same version.
+pub use datafusion;
+
 pub use files::{register_table, table_format, TableFormat};
+pub use lines::{register_json_lines, MAX_OTHER_COLUMNS, SNIFFED_LINES};
 pub use replay::{replay_table, replay_table_with, Columns};
 
 /// The violations `canon_bind` lists for a call at most (the rest are

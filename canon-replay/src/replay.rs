@@ -146,6 +146,13 @@ impl Tools {
         self.schemas.get(name)
     }
 
+    /// Each tool's name and schema, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.schemas
+            .iter()
+            .map(|(name, schema)| (name.as_str(), schema))
+    }
+
     /// How many tools are known.
     pub fn len(&self) -> usize {
         self.schemas.len()

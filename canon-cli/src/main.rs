@@ -16,6 +16,9 @@ use canon_cli::{
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+mod sql;
+mod tables;
+
 /// canon: tolerant, schema-derived argument binders for LLM agent tools.
 #[derive(Parser)]
 #[command(version, about)]
@@ -30,6 +33,10 @@ enum Command {
     /// many canon repairs. With no FILE, replays the calls that ship with
     /// canon.
     Replay(ReplayArgs),
+    /// Run a SQL query over files of calls (Parquet, Arrow IPC, canon's
+    /// JSON Lines), with canon's functions `canon_bind` and
+    /// `canon_feedback`.
+    Sql(sql::SqlArgs),
 }
 
 #[derive(Subcommand)]
@@ -57,6 +64,10 @@ struct ReplayArgs {
     /// Captured calls: canon's JSON Lines ({"tool", "arguments" (object or
     /// JSON text), "schema" (optional)}), or a log of another format (see
     /// --format); gzip and zstd are read as such. `-` reads standard input.
+    /// A table of calls: a Parquet or Arrow IPC file, a directory of them
+    /// (Hive partitions included) or a glob (`'traces/*.parquet'`), one
+    /// call a row in the columns `tool`, `schema` and `arguments` (JSON
+    /// text).
     file: Option<PathBuf>,
     /// The input's format: canon, openai-chat, openai-responses, anthropic
     /// (request/response logs, as proxies and gateways write them) or otlp
@@ -88,6 +99,21 @@ struct ReplayArgs {
     /// in the same order, whatever N.
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<NonZeroUsize>,
+    /// A table's column of the tool's name [default: tool].
+    #[arg(long, value_name = "COLUMN")]
+    tool_column: Option<String>,
+    /// A table's column of the tool's input schema, JSON text [default:
+    /// schema].
+    #[arg(long, value_name = "COLUMN")]
+    schema_column: Option<String>,
+    /// A table's column of the call's arguments, JSON text [default:
+    /// arguments].
+    #[arg(long, value_name = "COLUMN")]
+    arguments_column: Option<String>,
+    /// A table's column of each call's label, shown with its outcome in
+    /// `--out` (as a JSON line's `class` or `note`) [default: none].
+    #[arg(long, value_name = "COLUMN")]
+    label_column: Option<String>,
 }
 
 fn parse_policy(text: &str) -> Result<Policy, String> {
@@ -97,13 +123,16 @@ fn parse_policy(text: &str) -> Result<Policy, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let mut args = match cli.command {
-        Some(Command::Replay(args)) => args,
-        None => ReplayArgs::default(),
-    };
-    let result = match args.command.take() {
-        Some(ReplayCommand::Merge(merge)) => merge_summaries(merge),
-        None => replay(args),
+    let (name, result) = match cli.command {
+        Some(Command::Sql(args)) => ("canon sql", sql::run(args)),
+        Some(Command::Replay(mut args)) => (
+            "canon replay",
+            match args.command.take() {
+                Some(ReplayCommand::Merge(merge)) => merge_summaries(merge),
+                None => replay(args),
+            },
+        ),
+        None => ("canon replay", replay(ReplayArgs::default())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -111,7 +140,7 @@ fn main() -> ExitCode {
         // it wanted.
         Err(Failure::OutputClosed) => ExitCode::SUCCESS,
         Err(Failure::Message(message)) => {
-            warn(&format!("canon replay: {message}"));
+            warn(&format!("{name}: {message}"));
             ExitCode::FAILURE
         }
     }
@@ -138,6 +167,11 @@ fn warn(line: &str) {
 }
 
 fn replay(args: ReplayArgs) -> Result<(), Failure> {
+    if let Some(path) = args.file.as_deref().filter(|path| path.as_os_str() != "-") {
+        if let Some(input) = tables::input(path)? {
+            return tables::replay(&args, &input);
+        }
+    }
     let tools = match (&args.tools, &args.file) {
         (Some(path), _) => {
             let text = std::fs::read_to_string(path)
@@ -206,7 +240,7 @@ fn replay(args: ReplayArgs) -> Result<(), Failure> {
         }
         None => None,
     };
-    let progress = progress_bar(size);
+    let progress = progress_bar(size, "bytes");
     let jobs = args
         .jobs
         .or_else(|| std::thread::available_parallelism().ok())
@@ -258,8 +292,6 @@ fn replay(args: ReplayArgs) -> Result<(), Failure> {
     print_report(&report, &source, args.json)
 }
 
-/// Whether `a` and `b` name one file (through links too); false when
-/// either does not exist.
 /// The size of the file read, for the progress bar: none for a pipe or a
 /// device (`<(...)`, `/dev/stdin`), whose length is no size.
 fn file_size(file: &File) -> Option<u64> {
@@ -291,6 +323,8 @@ fn stdin_is(path: &Path) -> bool {
     }
 }
 
+/// Whether `a` and `b` name one file (through links too); false when
+/// either does not exist.
 fn same_file(a: &Path, b: &Path) -> bool {
     let (Ok(a_meta), Ok(b_meta)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
         return false;
@@ -349,9 +383,10 @@ fn print_report(report: &Report, source: &str, json: bool) -> Result<(), Failure
     })
 }
 
-/// A byte-count bar when the size is known, a spinner otherwise; hidden
-/// when standard error is not a terminal.
-fn progress_bar(size: Option<u64>) -> ProgressBar {
+/// A byte-count bar when the size is known, a spinner otherwise counting
+/// `unit` (`bytes` read, or `calls`); hidden when standard error is not a
+/// terminal.
+fn progress_bar(size: Option<u64>, unit: &str) -> ProgressBar {
     if !io::stderr().is_terminal() {
         return ProgressBar::with_draw_target(size, ProgressDrawTarget::hidden());
     }
@@ -367,7 +402,11 @@ fn progress_bar(size: Option<u64>) -> ProgressBar {
         }
         None => {
             let bar = ProgressBar::new_spinner();
-            if let Ok(style) = ProgressStyle::with_template("{spinner} replaying {bytes} read") {
+            let template = match unit {
+                "bytes" => "{spinner} replaying {bytes} read".to_owned(),
+                unit => format!("{{spinner}} replaying {{human_pos}} {unit}"),
+            };
+            if let Ok(style) = ProgressStyle::with_template(&template) {
                 bar.set_style(style);
             }
             bar

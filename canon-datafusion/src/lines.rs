@@ -45,7 +45,7 @@ const PLAIN: [&str; 4] = ["line", "tool", "schema", "arguments"];
 /// as the table `name`, read a batch at a time when a query scans it:
 ///
 /// - `line` (`Int64`): the line the call is on;
-/// - `tool` (`Utf8`): the tool's name;
+/// - `tool` (`Utf8`): the tool's name (its `tool`, or its `name`);
 /// - `schema` (`Utf8`): the tool's input schema as JSON text, or the
 ///   schema `tools` gives the tool when the line has none;
 /// - `arguments` (`Utf8`): the arguments as JSON text (an object, or a
@@ -54,8 +54,9 @@ const PLAIN: [&str; 4] = ["line", "tool", "schema", "arguments"];
 ///   lines have (at most [`MAX_OTHER_COLUMNS`], in the order met): a
 ///   string's value, or any other value's JSON text (`CAST` it).
 ///
-/// A line that is not a JSON object, or is longer than
-/// [`MAX_RECORD`](canon_replay::formats::MAX_RECORD), is a row of NULLs
+/// A line that is not a JSON object, is longer than
+/// [`MAX_RECORD`](canon_replay::formats::MAX_RECORD) or gives `schema`
+/// twice, is a row of NULLs
 /// but for its `line`: what `canon replay` counts as malformed, as
 /// [`replay_table`](crate::replay_table) does. Blank lines are no rows.
 ///
@@ -275,7 +276,13 @@ impl Batch {
         self.rows += 1;
         self.line
             .append_value(i64::try_from(line).unwrap_or(i64::MAX));
-        let members = text.and_then(|text| serde_json::from_str::<Members<'_>>(text).ok());
+        let members = text
+            .and_then(|text| serde_json::from_str::<Members<'_>>(text).ok())
+            // A schema given twice is a malformed line, as `canon replay`
+            // reads it.
+            .filter(|Members(members)| {
+                members.iter().filter(|(key, _)| key == "schema").count() < 2
+            });
         let Some(Members(members)) = members else {
             self.tool.append_null();
             self.schema.append_null();

@@ -12,7 +12,9 @@ use crate::Strings;
 
 /// The columns of a table of calls: the plain layout, `tool`, `schema`
 /// (the tool's input schema as JSON text) and `arguments` (the call's
-/// arguments as JSON text), each renamable.
+/// arguments as JSON text), each renamable, and optionally a column of
+/// each call's label (what `canon replay` takes from a line's `class` or
+/// `note`, and shows with each call's outcome).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Columns {
     /// The column of the tool's name.
@@ -21,6 +23,8 @@ pub struct Columns {
     pub schema: String,
     /// The column of the call's arguments, JSON text.
     pub arguments: String,
+    /// The column of each call's label, if any: none by default.
+    pub label: Option<String>,
 }
 
 impl Default for Columns {
@@ -29,6 +33,7 @@ impl Default for Columns {
             tool: "tool".into(),
             schema: "schema".into(),
             arguments: "arguments".into(),
+            label: None,
         }
     }
 }
@@ -69,7 +74,9 @@ pub async fn replay_table_with(
 ) -> Result<Report> {
     let provider = ctx.table_provider(table).await?;
     let schema = provider.schema();
-    for name in [&columns.tool, &columns.schema, &columns.arguments] {
+    let mut names = vec![&columns.tool, &columns.schema, &columns.arguments];
+    names.extend(&columns.label);
+    for name in names.iter().copied() {
         match schema.field_with_name(name) {
             Ok(field) if Strings::takes(field.data_type()) => {}
             Ok(field) => {
@@ -86,11 +93,8 @@ pub async fn replay_table_with(
     let mut state = ctx.state();
     state.config_mut().options_mut().execution.target_partitions = 1;
     let ordered = SessionContext::new_with_state(state);
-    let frame = ordered.table(table).await?.select_columns(&[
-        &columns.tool,
-        &columns.schema,
-        &columns.arguments,
-    ])?;
+    let names: Vec<&str> = names.iter().map(|name| name.as_str()).collect();
+    let frame = ordered.table(table).await?.select_columns(&names)?;
     let mut stream = frame.execute_stream().await?;
     let mut tally = Tally::new(replay);
     let mut recent = Recent::default();
@@ -114,6 +118,10 @@ fn bind_batch(
     let tools = Strings::of(batch.column(0))?;
     let schemas = Strings::of(batch.column(1))?;
     let arguments = Strings::of(batch.column(2))?;
+    let labels = match batch.columns().get(3) {
+        Some(column) => Some(Strings::of(column)?),
+        None => None,
+    };
     for i in 0..batch.num_rows() {
         rows += 1;
         match (tools.get(i), schemas.get(i), arguments.get(i)) {
@@ -122,7 +130,7 @@ fn bind_batch(
                     tool,
                     schema,
                     arguments,
-                    label: None,
+                    label: labels.as_ref().and_then(|labels| labels.get(i)),
                 };
                 let outcome = replay.bind_call_after(recent, rows, call).outcome;
                 tally.call(&outcome);

@@ -157,6 +157,7 @@ async fn columns_are_renamable_and_a_missing_or_numeric_one_is_named() {
         tool: "name".into(),
         schema: "input_schema".into(),
         arguments: "input".into(),
+        label: None,
     };
     let report = replayed_parquet(&path, &columns).await.unwrap();
     assert_eq!(report, replayed(&json_lines(&batch)));

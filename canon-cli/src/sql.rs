@@ -1,0 +1,252 @@
+//! `canon sql`: a query over files of calls, with canon's functions.
+
+use std::path::PathBuf;
+
+/// `canon sql QUERY FILES...`.
+#[derive(clap::Args)]
+pub(crate) struct SqlArgs {
+    /// The query: DataFusion's SQL, with `canon_bind` and `canon_feedback`.
+    /// Each input is a table named after its file or directory (`corpus`
+    /// for `corpus.parquet` or `corpus.jsonl.gz`); a single input is also
+    /// the table `calls`.
+    query: String,
+    /// The inputs: Parquet or Arrow IPC files, directories or globs of
+    /// them, and canon's JSON Lines (gzip and zstd read as such).
+    #[arg(required = true, value_name = "FILES")]
+    files: Vec<PathBuf>,
+    /// Write the result to this file, Parquet or CSV by its extension
+    /// (`.parquet`, `.csv`), instead of printing it.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Tool schemas for JSON Lines calls without a `schema`: as `canon
+    /// replay --tools` takes them.
+    #[arg(long)]
+    tools: Option<PathBuf>,
+    /// Print at most this many rows of the result (`--out` writes them
+    /// all).
+    #[arg(long, default_value_t = 50, value_name = "N")]
+    max_rows: usize,
+    /// Run on N threads (default: all cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<std::num::NonZeroUsize>,
+}
+
+#[cfg(not(feature = "datafusion"))]
+pub(crate) fn run(_: SqlArgs) -> Result<(), crate::Failure> {
+    Err(
+        "this canon was built without its `datafusion` feature, which runs SQL: build it with \
+         default features"
+            .to_owned()
+            .into(),
+    )
+}
+
+#[cfg(feature = "datafusion")]
+pub(crate) use with_datafusion::run;
+
+#[cfg(feature = "datafusion")]
+mod with_datafusion {
+    use std::collections::HashMap;
+    use std::io::{self, IsTerminal, Write};
+    use std::num::NonZeroUsize;
+    use std::path::Path;
+    use std::time::Duration;
+
+    use canon_cli::Tools;
+    use canon_datafusion::datafusion::arrow::array::RecordBatch;
+    use canon_datafusion::datafusion::arrow::util::pretty::pretty_format_batches;
+    use canon_datafusion::datafusion::dataframe::DataFrameWriteOptions;
+    use canon_datafusion::datafusion::prelude::{SessionConfig, SessionContext};
+    use canon_datafusion::{register_json_lines, register_table, table_format};
+    use futures::StreamExt;
+    use indicatif::{ProgressBar, ProgressStyle};
+
+    use super::SqlArgs;
+    use crate::Failure;
+
+    /// The table name of `path`: its file or directory name without its
+    /// extensions (`corpus` for `corpus.jsonl.gz`); a glob's, its
+    /// directory's.
+    pub(crate) fn table_name(path: &Path) -> Option<String> {
+        let text = path.to_str()?;
+        let named = if text.contains(['*', '?', '[']) && !path.exists() {
+            // The last directory before the glob's first special character.
+            let fixed = &text[..text.find(['*', '?', '['])?];
+            Path::new(fixed.trim_end_matches(|c| c != '/'))
+                .file_name()?
+                .to_str()?
+                .to_owned()
+        } else {
+            path.file_name()?.to_str()?.to_owned()
+        };
+        let stem = named.split('.').next().unwrap_or(&named);
+        (!stem.is_empty()).then(|| stem.to_owned())
+    }
+
+    /// Runs the query over the inputs: the result printed, or written.
+    pub(crate) fn run(args: SqlArgs) -> Result<(), Failure> {
+        let tools = match &args.tools {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                Tools::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?
+            }
+            None => Tools::default(),
+        };
+        let jobs = args
+            .jobs
+            .or_else(|| std::thread::available_parallelism().ok())
+            .map_or(1, NonZeroUsize::get);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(jobs)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the runtime DataFusion runs on: {e}"))?;
+        let mut config = SessionConfig::new().with_target_partitions(jobs);
+        config
+            .options_mut()
+            .execution
+            .listing_table_ignore_subdirectory = false;
+        let ctx = SessionContext::new_with_config(config);
+        canon_datafusion::register(&ctx);
+        let mut named: HashMap<String, &Path> = HashMap::new();
+        runtime.block_on(async {
+            for path in &args.files {
+                let Some(name) = table_name(path) else {
+                    return Err(format!(
+                        "{}: no file or directory name to name its table after",
+                        path.display()
+                    )
+                    .into());
+                };
+                if let Some(other) = named.insert(name.clone(), path) {
+                    return Err(format!(
+                        "{} and {} would both be the table `{name}`: rename one",
+                        other.display(),
+                        path.display()
+                    )
+                    .into());
+                }
+                register(&ctx, &name, path, &tools).await?;
+            }
+            if let [path] = args.files.as_slice() {
+                if !named.contains_key("calls") {
+                    register(&ctx, "calls", path, &tools).await?;
+                }
+            }
+            query(&ctx, &args).await
+        })
+    }
+
+    /// Registers the input `path` as the table `name`.
+    async fn register(
+        ctx: &SessionContext,
+        name: &str,
+        path: &Path,
+        tools: &Tools,
+    ) -> Result<(), Failure> {
+        let text = path.to_str();
+        let format = match text {
+            Some(text) => table_format(text).map_err(|e| format!("{}: {e}", path.display()))?,
+            None => None,
+        };
+        match (format, text) {
+            (Some(_), Some(text)) => register_table(ctx, name, text)
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string().into()),
+            _ => register_json_lines(ctx, name, path, tools).map_err(|e| e.to_string().into()),
+        }
+    }
+
+    /// Runs the query: the rows printed (at most `--max-rows`), or written
+    /// to `--out`.
+    async fn query(ctx: &SessionContext, args: &SqlArgs) -> Result<(), Failure> {
+        let frame = ctx.sql(&args.query).await.map_err(|e| e.to_string())?;
+        let progress = spinner();
+        if let Some(out) = &args.out {
+            let path = out
+                .to_str()
+                .ok_or_else(|| format!("--out {}: the path must be UTF-8", out.display()))?;
+            let extension = out
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase);
+            let options = DataFrameWriteOptions::new().with_single_file_output(true);
+            let written = match extension.as_deref() {
+                Some("parquet") => frame.write_parquet(path, options, None).await,
+                Some("csv") => frame.write_csv(path, options, None).await,
+                _ => {
+                    return Err(format!(
+                        "--out {}: name a `.parquet` or `.csv` file",
+                        out.display()
+                    )
+                    .into())
+                }
+            };
+            progress.finish_and_clear();
+            written.map_err(|e| format!("writing --out {}: {e}", out.display()))?;
+            return Ok(());
+        }
+        let mut stream = frame.execute_stream().await.map_err(|e| e.to_string())?;
+        let mut shown: Vec<RecordBatch> = Vec::new();
+        let (mut kept, mut more) = (0usize, 0usize);
+        while let Some(batch) = stream.next().await {
+            let batch = batch.map_err(|e| e.to_string())?;
+            let take = batch.num_rows().min(args.max_rows - kept);
+            if take > 0 {
+                shown.push(batch.slice(0, take));
+                kept += take;
+            }
+            more += batch.num_rows() - take;
+        }
+        progress.finish_and_clear();
+        let table = pretty_format_batches(&shown).map_err(|e| e.to_string())?;
+        let stdout = io::stdout();
+        let mut stdout = stdout.lock();
+        let mut printed = writeln!(stdout, "{table}");
+        if more > 0 && printed.is_ok() {
+            printed = writeln!(
+                stdout,
+                "({more} more rows: --max-rows to print more, --out to write them all)"
+            );
+        }
+        printed.map_err(|e| match e.kind() {
+            io::ErrorKind::BrokenPipe => Failure::OutputClosed,
+            _ => Failure::Message(format!("writing the result: {e}")),
+        })
+    }
+
+    /// A spinner on standard error while the query runs, when it is a
+    /// terminal; hidden otherwise.
+    fn spinner() -> ProgressBar {
+        if !io::stderr().is_terminal() {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::new_spinner();
+        if let Ok(style) = ProgressStyle::with_template("{spinner} running the query ({elapsed})") {
+            bar.set_style(style);
+        }
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bar
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn tables_are_named_after_files_directories_and_globs() {
+            for (path, name) in [
+                ("corpus.parquet", "corpus"),
+                ("data/calls.jsonl.gz", "calls"),
+                ("exports/traces/", "traces"),
+                ("exports/traces/*.parquet", "traces"),
+                ("exports/traces/year=*/x.parquet", "traces"),
+            ] {
+                assert_eq!(table_name(Path::new(path)).as_deref(), Some(name), "{path}");
+            }
+            assert_eq!(table_name(Path::new("/")), None);
+        }
+    }
+}

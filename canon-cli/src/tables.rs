@@ -1,0 +1,160 @@
+//! `canon replay` on tables of calls: Parquet and Arrow IPC files,
+//! directories of them and globs, read by Apache DataFusion.
+
+use std::path::Path;
+
+use crate::Failure;
+
+/// The input as DataFusion is given it, when `path` is a table of calls;
+/// `None` for anything the JSON Lines reader reads (which says why a file
+/// it cannot open cannot be opened).
+#[cfg(feature = "datafusion")]
+pub(crate) fn input(path: &Path) -> Result<Option<String>, Failure> {
+    let Some(input) = path.to_str() else {
+        return Ok(None);
+    };
+    match canon_datafusion::table_format(input) {
+        Ok(Some(_)) => Ok(Some(input.to_owned())),
+        Ok(None) => Ok(None),
+        Err(e) if path.is_dir() => Err(format!("{}: {e}", path.display()).into()),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Without DataFusion, a table is refused with what to do.
+#[cfg(not(feature = "datafusion"))]
+pub(crate) fn input(path: &Path) -> Result<Option<String>, Failure> {
+    let named = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["parquet", "arrow", "ipc", "feather"].contains(&e.to_ascii_lowercase().as_str())
+    });
+    if named || path.is_dir() {
+        return Err(format!(
+            "{}: this canon was built without its `datafusion` feature, which reads Parquet and \
+             Arrow IPC: build it with default features",
+            path.display()
+        )
+        .into());
+    }
+    Ok(None)
+}
+
+#[cfg(not(feature = "datafusion"))]
+pub(crate) fn replay(_: &crate::ReplayArgs, _: &str) -> Result<(), Failure> {
+    unreachable!("no input is a table without the `datafusion` feature")
+}
+
+#[cfg(feature = "datafusion")]
+pub(crate) use with_datafusion::replay;
+
+#[cfg(feature = "datafusion")]
+mod with_datafusion {
+    use std::cell::Cell;
+    use std::fs::File;
+    use std::io::{self, BufWriter, Write};
+    use std::num::NonZeroUsize;
+    use std::path::Path;
+
+    use canon_cli::{CallOutcome, Replay, Tools};
+    use canon_datafusion::datafusion::prelude::{SessionConfig, SessionContext};
+    use canon_datafusion::{register_table, replay_table_with, Columns};
+
+    use crate::{print_report, progress_bar, same_file, Failure, ReplayArgs};
+
+    /// `canon replay INPUT` for a table of calls: the same report, `--json`
+    /// and `--out` as for JSON Lines.
+    pub(crate) fn replay(args: &ReplayArgs, input: &str) -> Result<(), Failure> {
+        if args.format.is_some() {
+            return Err(format!(
+                "--format names a log's format, and {input} is a table of calls (Parquet or \
+                 Arrow IPC): name its columns with --tool-column, --schema-column and \
+                 --arguments-column"
+            )
+            .into());
+        }
+        if args.tools.is_some() {
+            return Err(format!(
+                "--tools: the calls of a table ({input}) carry their tool's schema in a column \
+                 (--schema-column)"
+            )
+            .into());
+        }
+        if let Some(out) = &args.out {
+            if same_file(out, Path::new(input)) {
+                return Err(format!(
+                    "--out is the input file ({}): writing it would destroy the input; name \
+                     another file",
+                    out.display()
+                )
+                .into());
+            }
+        }
+        let defaults = Columns::default();
+        let columns = Columns {
+            tool: args.tool_column.clone().unwrap_or(defaults.tool),
+            schema: args.schema_column.clone().unwrap_or(defaults.schema),
+            arguments: args.arguments_column.clone().unwrap_or(defaults.arguments),
+            label: args.label_column.clone(),
+        };
+        let mut out = match &args.out {
+            Some(path) => {
+                Some(BufWriter::new(File::create(path).map_err(|e| {
+                    format!("cannot create {}: {e}", path.display())
+                })?))
+            }
+            None => None,
+        };
+        let jobs = args
+            .jobs
+            .or_else(|| std::thread::available_parallelism().ok())
+            .map_or(1, NonZeroUsize::get);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(jobs)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the runtime DataFusion reads on: {e}"))?;
+        let mut config = SessionConfig::new().with_target_partitions(jobs);
+        // Every file under a directory, not only Hive's `key=value` levels.
+        config
+            .options_mut()
+            .execution
+            .listing_table_ignore_subdirectory = false;
+        let ctx = SessionContext::new_with_config(config);
+        canon_datafusion::register(&ctx);
+        let replay = Replay::new(args.policy, Tools::default())
+            .open_objects(args.open_objects)
+            .jobs(jobs);
+        let progress = progress_bar(None, "calls");
+        let hidden = progress.is_hidden();
+        let write_failed = Cell::new(false);
+        let on_call = |outcome: &CallOutcome| {
+            if !hidden {
+                progress.inc(1);
+            }
+            match out.as_mut() {
+                Some(out) => serde_json::to_writer(&mut *out, outcome)
+                    .map_err(io::Error::from)
+                    .and_then(|()| out.write_all(b"\n"))
+                    .inspect_err(|_| write_failed.set(true)),
+                None => Ok(()),
+            }
+        };
+        let report = runtime
+            .block_on(async {
+                register_table(&ctx, "calls", input).await?;
+                replay_table_with(&ctx, "calls", &columns, &replay, on_call).await
+            })
+            .map_err(|e| match (&args.out, write_failed.get()) {
+                (Some(path), true) => format!("writing --out {}: {e}", path.display()),
+                _ => e.to_string(),
+            })?;
+        progress.finish_and_clear();
+        if let Some(mut out) = out {
+            out.flush().map_err(|e| match &args.out {
+                Some(path) => format!("writing --out {}: {e}", path.display()),
+                None => format!("writing --out: {e}"),
+            })?;
+        }
+        std::mem::forget(replay);
+        print_report(&report, input, args.json)
+    }
+}

@@ -1,0 +1,284 @@
+//! `canon replay` on tables of calls and `canon sql`: the same calls as
+//! JSON Lines and as Parquet give the same report and the same per-call
+//! output; a single input is also the table `calls`; results print or are
+//! written as Parquet or CSV.
+#![cfg(feature = "datafusion")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use canon_cli::{Report, Tools, SAMPLE_CALLS, SAMPLE_TOOLS};
+use serde_json::Value;
+
+fn canon(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_canon"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Standard output of a run that must succeed.
+fn ok(args: &[&str]) -> String {
+    let out = canon(args);
+    assert!(
+        out.status.success(),
+        "canon {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Standard error of a run that must fail.
+fn fails(args: &[&str]) -> String {
+    let out = canon(args);
+    assert!(!out.status.success(), "canon {args:?} succeeded");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+fn report(args: &[&str]) -> Report {
+    let mut all = vec!["replay", "--json"];
+    all.extend(args);
+    serde_json::from_str(&ok(&all)).unwrap()
+}
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let dir = std::env::temp_dir().join(format!("canon-tables-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Dir(dir)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_owned()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The sample calls, each line with its tool's schema, and a line that
+/// is not JSON.
+fn sample_with_schemas() -> String {
+    let tools = Tools::parse(SAMPLE_TOOLS).unwrap();
+    let mut text = String::new();
+    for (i, line) in SAMPLE_CALLS.lines().enumerate() {
+        let mut call: Value = serde_json::from_str(line).unwrap();
+        let tool = call["tool"].as_str().unwrap().to_owned();
+        call["schema"] = tools.get(&tool).unwrap().clone();
+        text.push_str(&call.to_string());
+        text.push('\n');
+        if i == 2 {
+            text.push_str("not a call\n");
+        }
+    }
+    text
+}
+
+/// `input` written as Parquet by `canon sql`, in the order of its lines,
+/// with the column `label`.
+fn to_parquet(input: &str, out: &str, label: &str) {
+    ok(&[
+        "sql",
+        &format!("SELECT tool, schema, arguments, {label} AS label FROM calls ORDER BY line"),
+        input,
+        "--out",
+        out,
+    ]);
+}
+
+#[test]
+fn the_same_calls_as_json_lines_and_parquet_give_the_same_report_and_outcomes() {
+    let dir = Dir::new("same");
+    let lines = dir.path("calls.jsonl");
+    std::fs::write(&lines, sample_with_schemas()).unwrap();
+    let parquet = dir.path("calls.parquet");
+    to_parquet(&lines, &parquet, "note");
+    let expected = report(&[&lines]);
+    assert_eq!(expected.totals.malformed_lines, 1);
+    assert!(expected.totals.accepted_after_repair > 0);
+    assert_eq!(report(&[&parquet]), expected);
+    assert_eq!(report(&[&parquet, "--jobs", "1"]), expected);
+    // The per-call output too.
+    let (a, b) = (dir.path("a.out"), dir.path("b.out"));
+    ok(&["replay", &lines, "--out", &a]);
+    ok(&["replay", &parquet, "--out", &b, "--label-column", "label"]);
+    let (a, b) = (
+        std::fs::read_to_string(a).unwrap(),
+        std::fs::read_to_string(b).unwrap(),
+    );
+    assert_eq!(a.lines().count(), 17);
+    assert_eq!(a, b);
+    // And the printed summary, but for the source it names.
+    let summary = ok(&["replay", &parquet]);
+    assert!(
+        summary.contains(&format!("17 calls from {parquet}")),
+        "{summary}"
+    );
+    assert_eq!(
+        summary.replace(&parquet, "X"),
+        ok(&["replay", &lines]).replace(&lines, "X")
+    );
+}
+
+#[test]
+fn columns_are_renamed_by_flags_and_a_missing_one_is_named() {
+    let dir = Dir::new("columns");
+    let lines = dir.path("calls.jsonl");
+    std::fs::write(&lines, sample_with_schemas()).unwrap();
+    let parquet = dir.path("renamed.parquet");
+    ok(&[
+        "sql",
+        "SELECT tool AS name, schema AS input_schema, arguments AS input FROM calls ORDER BY line",
+        &lines,
+        "--out",
+        &parquet,
+    ]);
+    let renamed = report(&[
+        &parquet,
+        "--tool-column",
+        "name",
+        "--schema-column",
+        "input_schema",
+        "--arguments-column",
+        "input",
+    ]);
+    assert_eq!(renamed, report(&[&lines]));
+    let error = fails(&["replay", &parquet]);
+    assert!(
+        error.contains("canon replay: `calls` has no column `tool`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_hive_partitioned_directory_replays_as_one_table() {
+    let dir = Dir::new("hive");
+    let lines = dir.path("calls.jsonl");
+    let text = sample_with_schemas();
+    let (first, rest) = text.split_at(text.match_indices('\n').nth(4).unwrap().0 + 1);
+    std::fs::write(&lines, &text).unwrap();
+    for (part, (month, text)) in [("11", first), ("12", rest)].into_iter().enumerate() {
+        let piece = dir.path(&format!("piece{part}.jsonl"));
+        std::fs::write(&piece, text).unwrap();
+        let folder = dir.0.join(format!("table/year=2026/month={month}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        to_parquet(
+            &piece,
+            folder.join("part-0.parquet").to_str().unwrap(),
+            "note",
+        );
+    }
+    let table = dir.path("table");
+    assert_eq!(report(&[&table]), report(&[&lines]));
+    // In SQL, the partitions are columns.
+    let counts = ok(&[
+        "sql",
+        "SELECT month, count(*) AS calls FROM \"table\" GROUP BY month ORDER BY month",
+        &table,
+    ]);
+    assert_eq!(
+        counts,
+        "+-------+-------+\n\
+         | month | calls |\n\
+         +-------+-------+\n\
+         | 11    | 5     |\n\
+         | 12    | 13    |\n\
+         +-------+-------+\n"
+    );
+}
+
+#[test]
+fn sql_names_tables_after_files_and_writes_csv() {
+    let dir = Dir::new("sql");
+    let lines = dir.path("sample.jsonl");
+    std::fs::write(&lines, SAMPLE_CALLS).unwrap();
+    let tools = dir.path("tools.json");
+    std::fs::write(&tools, SAMPLE_TOOLS).unwrap();
+    let parquet = dir.path("twice.parquet");
+    ok(&[
+        "sql",
+        "SELECT tool, schema, arguments FROM calls UNION ALL SELECT tool, schema, arguments FROM sample",
+        &lines,
+        "--tools",
+        &tools,
+        "--out",
+        &parquet,
+    ]);
+    // Two inputs: each its own table, no `calls`.
+    let counts = ok(&[
+        "sql",
+        "SELECT (SELECT count(*) FROM sample) AS lines, (SELECT count(*) FROM twice) AS rows",
+        &lines,
+        &parquet,
+    ]);
+    assert!(counts.contains("| 17    | 34   |"), "{counts}");
+    let error = fails(&["sql", "SELECT count(*) FROM calls", &lines, &parquet]);
+    assert!(error.contains("canon sql:"), "{error}");
+    assert!(error.contains("calls"), "{error}");
+    // canon_bind over the table, written as CSV.
+    let csv = dir.path("outcomes.csv");
+    ok(&[
+        "sql",
+        "SELECT canon_bind(schema, arguments)['outcome'] AS outcome, count(*) AS calls \
+         FROM calls GROUP BY 1 ORDER BY 1",
+        &parquet,
+        "--out",
+        &csv,
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        "outcome,calls\nrejected,22\nrepaired,8\nstrict,4\n"
+    );
+    // Printed rows are bounded; the rest are counted.
+    let few = ok(&[
+        "sql",
+        "SELECT line FROM calls ORDER BY line",
+        &lines,
+        "--max-rows",
+        "2",
+    ]);
+    assert!(few.contains("| 2    |"), "{few}");
+    assert!(!few.contains("| 3    |"), "{few}");
+    assert!(
+        few.ends_with("(15 more rows: --max-rows to print more, --out to write them all)\n"),
+        "{few}"
+    );
+    // Two inputs of one name are refused, named.
+    let other = dir.0.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let same = other.join("sample.jsonl");
+    std::fs::write(&same, SAMPLE_CALLS).unwrap();
+    let error = fails(&["sql", "SELECT 1", &lines, same.to_str().unwrap()]);
+    assert!(
+        error.contains("would both be the table `sample`"),
+        "{error}"
+    );
+    let error = fails(&["sql", "SELECT 1", &lines, "--out", &dir.path("x.txt")]);
+    assert!(
+        error.contains("name a `.parquet` or `.csv` file"),
+        "{error}"
+    );
+}
+
+#[test]
+fn the_corpus_as_parquet_gives_the_report_of_its_json_lines() {
+    let Ok(corpus) = std::env::var("CANON_CORPUS") else {
+        eprintln!("CANON_CORPUS is not set: the corpus is not replayed");
+        return;
+    };
+    assert!(Path::new(&corpus).exists());
+    let dir = Dir::new("corpus");
+    let parquet = dir.path("corpus.parquet");
+    to_parquet(&corpus, &parquet, "class");
+    let expected = report(&[&corpus]);
+    assert_eq!(expected.totals.calls, 19_747);
+    assert_eq!(report(&[&parquet]), expected);
+    let counted = ok(&["sql", "SELECT count(*) AS n FROM corpus", &parquet]);
+    assert!(counted.contains("| 19747 |"), "{counted}");
+}

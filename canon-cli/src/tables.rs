@@ -56,7 +56,9 @@ mod with_datafusion {
 
     use canon_cli::{CallOutcome, Replay, Tools};
     use canon_datafusion::datafusion::prelude::{SessionConfig, SessionContext};
-    use canon_datafusion::{register_table, replay_table_with, Columns};
+    use std::sync::Arc;
+
+    use canon_datafusion::{register_table, replay_table, replay_table_with, Columns};
 
     use crate::{print_report, progress_bar, same_file, Failure, ReplayArgs};
 
@@ -113,16 +115,19 @@ mod with_datafusion {
             .build()
             .map_err(|e| format!("cannot start the runtime DataFusion reads on: {e}"))?;
         let mut config = SessionConfig::new().with_target_partitions(jobs);
+        let options = config.options_mut();
         // Every file under a directory, not only Hive's `key=value` levels.
-        config
-            .options_mut()
-            .execution
-            .listing_table_ignore_subdirectory = false;
+        options.execution.listing_table_ignore_subdirectory = false;
+        // Files from 1 MiB on are split between the jobs (DataFusion's
+        // default waits for 10 MB).
+        options.optimizer.repartition_file_min_size = 1 << 20;
         let ctx = SessionContext::new_with_config(config);
         canon_datafusion::register(&ctx);
-        let replay = Replay::new(args.policy, Tools::default())
-            .open_objects(args.open_objects)
-            .jobs(jobs);
+        let replay = Arc::new(
+            Replay::new(args.policy, Tools::default())
+                .open_objects(args.open_objects)
+                .jobs(jobs),
+        );
         let progress = progress_bar(None, "calls");
         let hidden = progress.is_hidden();
         let write_failed = Cell::new(false);
@@ -141,7 +146,13 @@ mod with_datafusion {
         let report = runtime
             .block_on(async {
                 register_table(&ctx, "calls", input).await?;
-                replay_table_with(&ctx, "calls", &columns, &replay, on_call).await
+                if args.out.is_some() {
+                    // Each call's line in the table's order: one partition.
+                    replay_table_with(&ctx, "calls", &columns, &replay, on_call).await
+                } else {
+                    // Partitions bound at once; their reports merged in order.
+                    replay_table(&ctx, "calls", &columns, replay.clone()).await
+                }
             })
             .map_err(|e| match (&args.out, write_failed.get()) {
                 (Some(path), true) => format!("writing --out {}: {e}", path.display()),

@@ -2,9 +2,16 @@
 //! each row a call, bound by the replay engine in the table's order and
 //! counted into the same [`Report`] the JSON Lines reader gives.
 
-use canon_replay::{CallOutcome, CallRef, Recent, Replay, Report, Tally};
+use std::sync::Arc;
+
+use canon_replay::{merge, CallOutcome, CallRef, Recent, Replay, Report, Tally};
 use datafusion::arrow::array::RecordBatch;
-use datafusion::common::{exec_err, Result};
+use datafusion::common::runtime::SpawnedTask;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{exec_err, DataFusionError, Result};
+use datafusion::dataframe::DataFrame;
+use datafusion::execution::SendableRecordBatchStream;
+use datafusion::physical_plan::ExecutionPlanProperties;
 use datafusion::prelude::SessionContext;
 use futures::StreamExt;
 
@@ -43,9 +50,15 @@ impl Default for Columns {
 /// lines of a JSON Lines file: row *n* of the table (in the order the
 /// table is read, its files' rows in turn) is line *n*, so the same calls
 /// as JSON Lines and as a table give the same report. A row whose tool,
-/// schema or arguments is NULL is a malformed line. The rows are read a
-/// batch at a time, never the whole table, on one partition (in order)
-/// whatever `ctx`'s configuration.
+/// schema or arguments is NULL is a malformed line.
+///
+/// The rows are read a batch at a time, never the whole table, on as
+/// many partitions as the session's `target_partitions`, each bound on a
+/// task of its own: a partition reads a contiguous run of the table's
+/// row groups, its report counts its rows from 1, and the partitions'
+/// reports are [`merge`]d in order into exactly the report of the whole,
+/// as shards' are. A partition holds the row groups it is reading, so
+/// memory is bounded by the largest row groups, not by the table.
 ///
 /// # Errors
 /// DataFusion's, when the table cannot be read; a column `columns` names
@@ -54,24 +67,71 @@ pub async fn replay_table(
     ctx: &SessionContext,
     table: &str,
     columns: &Columns,
-    replay: &Replay,
+    replay: Arc<Replay>,
 ) -> Result<Report> {
-    replay_table_with(ctx, table, columns, replay, |_| Ok(())).await
+    let partitions = ctx.state().config().target_partitions();
+    let frame = calls(ctx, table, columns, partitions).await?;
+    let task = Arc::new(frame.task_ctx());
+    let config = task.session_config().options().clone();
+    // Each file scan split into up to `partitions` contiguous runs of row
+    // groups (byte ranges, in the files' order), whether or not the
+    // optimizer would have found it worth it for a plain projection.
+    let plan = frame
+        .create_physical_plan()
+        .await?
+        .transform_up(|node| {
+            Ok(match node.repartitioned(partitions, &config)? {
+                Some(split) => Transformed::yes(split),
+                None => Transformed::no(node),
+            })
+        })?
+        .data;
+    let tasks = (0..plan.output_partitioning().partition_count())
+        .map(|partition| {
+            let stream = plan.execute(partition, task.clone())?;
+            Ok(SpawnedTask::spawn(replay_partition(stream, replay.clone())))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut reports = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        let report = task
+            .join_unwind()
+            .await
+            .map_err(|e| DataFusionError::External(Box::new(e)))??;
+        reports.push(report);
+    }
+    if reports.is_empty() {
+        return Ok(Tally::new(&replay).finish(0));
+    }
+    merge(reports).map_err(|e| DataFusionError::Execution(format!("canon replay: {e}")))
 }
 
-/// [`replay_table`], telling `on_call` of each call's outcome in the
-/// table's order (as `canon replay --out` writes them).
-///
-/// # Errors
-/// As [`replay_table`]'s, and the first error `on_call` returns, which
-/// stops the replay.
-pub async fn replay_table_with(
+/// The rows of one partition, bound and counted from line 1.
+async fn replay_partition(
+    mut stream: SendableRecordBatchStream,
+    replay: Arc<Replay>,
+) -> Result<Report> {
+    let mut tally = Tally::new(&replay);
+    let mut recent = Recent::default();
+    let mut rows = 0u64;
+    while let Some(batch) = stream.next().await {
+        rows = bind_batch(&replay, &mut recent, &mut tally, rows, &batch?, &mut |_| {
+            Ok(())
+        })?;
+    }
+    Ok(tally.finish(rows))
+}
+
+/// The columns of `table` that `columns` names, checked, read in the
+/// table's order on at most `partitions` partitions, each a contiguous
+/// run of its rows: the session's tables, on a session that does not
+/// deal batches out round robin.
+async fn calls(
     ctx: &SessionContext,
     table: &str,
     columns: &Columns,
-    replay: &Replay,
-    mut on_call: impl FnMut(&CallOutcome) -> std::io::Result<()>,
-) -> Result<Report> {
+    partitions: usize,
+) -> Result<DataFrame> {
     let provider = ctx.table_provider(table).await?;
     let schema = provider.schema();
     let mut names = vec![&columns.tool, &columns.schema, &columns.arguments];
@@ -88,13 +148,30 @@ pub async fn replay_table_with(
             Err(_) => return exec_err!("canon replay: `{table}` has no column `{name}`"),
         }
     }
-    // One partition, so that the rows come in the table's order: the
-    // lines' numbers are the rows'. The session's tables are shared.
     let mut state = ctx.state();
-    state.config_mut().options_mut().execution.target_partitions = 1;
+    let options = state.config_mut().options_mut();
+    options.execution.target_partitions = partitions.max(1);
+    // Dealt round robin, a partition's rows would not follow each other.
+    options.optimizer.enable_round_robin_repartition = false;
     let ordered = SessionContext::new_with_state(state);
     let names: Vec<&str> = names.iter().map(|name| name.as_str()).collect();
-    let frame = ordered.table(table).await?.select_columns(&names)?;
+    ordered.table(table).await?.select_columns(&names)
+}
+
+/// [`replay_table`], telling `on_call` of each call's outcome in the
+/// table's order (as `canon replay --out` writes them): on one partition.
+///
+/// # Errors
+/// As [`replay_table`]'s, and the first error `on_call` returns, which
+/// stops the replay.
+pub async fn replay_table_with(
+    ctx: &SessionContext,
+    table: &str,
+    columns: &Columns,
+    replay: &Replay,
+    mut on_call: impl FnMut(&CallOutcome) -> std::io::Result<()>,
+) -> Result<Report> {
+    let frame = calls(ctx, table, columns, 1).await?;
     let mut stream = frame.execute_stream().await?;
     let mut tally = Tally::new(replay);
     let mut recent = Recent::default();

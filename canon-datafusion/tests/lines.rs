@@ -2,6 +2,8 @@
 //! and other members, the same report as the lines replayed, malformed
 //! lines as rows of NULLs, and the other columns bounded.
 
+use std::sync::Arc;
+
 use canon::Policy;
 use canon_datafusion::{register_json_lines, replay_table, Columns, MAX_OTHER_COLUMNS};
 use canon_replay::{Replay, Report, Tools, SAMPLE_CALLS, SAMPLE_TOOLS};
@@ -33,7 +35,7 @@ async fn the_sample_as_a_table_gives_the_report_of_its_lines() {
         .run(SAMPLE_CALLS.as_bytes(), |_| {}, |_| Ok(()))
         .unwrap();
     let replay = Replay::new(Policy::DEFAULT, tools);
-    let report = replay_table(&ctx, "calls", &Columns::default(), &replay)
+    let report = replay_table(&ctx, "calls", &Columns::default(), Arc::new(replay))
         .await
         .unwrap();
     assert_eq!(report, expected);
@@ -86,7 +88,7 @@ async fn malformed_lines_are_rows_of_nulls_and_values_keep_their_text() {
     // Replayed, the rows without a tool, schema or arguments are
     // malformed, as the lines are.
     let replay = Replay::new(Policy::DEFAULT, Tools::default());
-    let report = replay_table(&ctx, "calls", &Columns::default(), &replay)
+    let report = replay_table(&ctx, "calls", &Columns::default(), Arc::new(replay))
         .await
         .unwrap();
     assert_eq!(report.totals.calls, 1);

@@ -79,7 +79,7 @@ async fn replayed_parquet(path: &str, columns: &Columns) -> datafusion::common::
     ctx.register_parquet("calls", path, ParquetReadOptions::default())
         .await?;
     let replay = Replay::new(Policy::DEFAULT, Tools::default());
-    replay_table(&ctx, "calls", columns, &replay).await
+    replay_table(&ctx, "calls", columns, Arc::new(replay)).await
 }
 
 fn temp(name: &str) -> std::path::PathBuf {
@@ -207,7 +207,7 @@ async fn replayed_input(input: &str) -> (Report, SessionContext) {
     let ctx = SessionContext::new_with_config(config);
     register_table(&ctx, "calls", input).await.unwrap();
     let replay = Replay::new(Policy::DEFAULT, Tools::default());
-    let report = replay_table(&ctx, "calls", &Columns::default(), &replay)
+    let report = replay_table(&ctx, "calls", &Columns::default(), Arc::new(replay))
         .await
         .unwrap();
     (report, ctx)

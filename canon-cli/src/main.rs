@@ -114,6 +114,12 @@ struct ReplayArgs {
     /// `--out` (as a JSON line's `class` or `note`) [default: none].
     #[arg(long, value_name = "COLUMN")]
     label_column: Option<String>,
+    /// The most text, in MiB, that one Parquet row group may hold in the
+    /// arguments column: a row group is read whole, so this bounds the
+    /// memory a replay takes; a file with a larger one is refused, named
+    /// [default: 256].
+    #[arg(long, value_name = "MIB")]
+    max_row_group: Option<u32>,
 }
 
 fn parse_policy(text: &str) -> Result<Policy, String> {

@@ -56,12 +56,15 @@ mod with_datafusion {
     use canon_datafusion::datafusion::arrow::array::RecordBatch;
     use canon_datafusion::datafusion::arrow::util::pretty::pretty_format_batches;
     use canon_datafusion::datafusion::dataframe::DataFrameWriteOptions;
-    use canon_datafusion::datafusion::prelude::{SessionConfig, SessionContext};
-    use canon_datafusion::{register_json_lines, register_table, table_format};
+    use canon_datafusion::datafusion::prelude::SessionContext;
+    use canon_datafusion::{
+        check_files, register_json_lines, register_table, table_format, MAX_ROW_GROUP_TEXT,
+    };
     use futures::StreamExt;
     use indicatif::{ProgressBar, ProgressStyle};
 
     use super::SqlArgs;
+    use crate::tables::message;
     use crate::Failure;
 
     /// The table name of `path`: its file or directory name without its
@@ -97,18 +100,7 @@ mod with_datafusion {
             .jobs
             .or_else(|| std::thread::available_parallelism().ok())
             .map_or(1, NonZeroUsize::get);
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(jobs)
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start the runtime DataFusion runs on: {e}"))?;
-        let mut config = SessionConfig::new().with_target_partitions(jobs);
-        config
-            .options_mut()
-            .execution
-            .listing_table_ignore_subdirectory = false;
-        let ctx = SessionContext::new_with_config(config);
-        canon_datafusion::register(&ctx);
+        let (runtime, ctx) = crate::tables::session(jobs)?;
         let mut named: HashMap<String, &Path> = HashMap::new();
         runtime.block_on(async {
             for path in &args.files {
@@ -151,18 +143,25 @@ mod with_datafusion {
             None => None,
         };
         match (format, text) {
-            (Some(_), Some(text)) => register_table(ctx, name, text)
-                .await
-                .map(|_| ())
-                .map_err(|e| e.to_string().into()),
-            _ => register_json_lines(ctx, name, path, tools).map_err(|e| e.to_string().into()),
+            (Some(_), Some(text)) => {
+                // The footers read first, so that a file that cannot be
+                // read is named; a row group over the bound is refused.
+                check_files(ctx, text, "arguments", MAX_ROW_GROUP_TEXT)
+                    .await
+                    .map_err(message)?;
+                register_table(ctx, name, text)
+                    .await
+                    .map(|_| ())
+                    .map_err(message)
+            }
+            _ => register_json_lines(ctx, name, path, tools).map_err(message),
         }
     }
 
     /// Runs the query: the rows printed (at most `--max-rows`), or written
     /// to `--out`.
     async fn query(ctx: &SessionContext, args: &SqlArgs) -> Result<(), Failure> {
-        let frame = ctx.sql(&args.query).await.map_err(|e| e.to_string())?;
+        let frame = ctx.sql(&args.query).await.map_err(message)?;
         let progress = spinner();
         if let Some(out) = &args.out {
             let path = out
@@ -188,11 +187,11 @@ mod with_datafusion {
             written.map_err(|e| format!("writing --out {}: {e}", out.display()))?;
             return Ok(());
         }
-        let mut stream = frame.execute_stream().await.map_err(|e| e.to_string())?;
+        let mut stream = frame.execute_stream().await.map_err(message)?;
         let mut shown: Vec<RecordBatch> = Vec::new();
         let (mut kept, mut more) = (0usize, 0usize);
         while let Some(batch) = stream.next().await {
-            let batch = batch.map_err(|e| e.to_string())?;
+            let batch = batch.map_err(message)?;
             let take = batch.num_rows().min(args.max_rows - kept);
             if take > 0 {
                 shown.push(batch.slice(0, take));

@@ -44,7 +44,7 @@ pub(crate) fn replay(_: &crate::ReplayArgs, _: &str) -> Result<(), Failure> {
 }
 
 #[cfg(feature = "datafusion")]
-pub(crate) use with_datafusion::replay;
+pub(crate) use with_datafusion::{message, replay, session};
 
 #[cfg(feature = "datafusion")]
 mod with_datafusion {
@@ -56,11 +56,83 @@ mod with_datafusion {
 
     use canon_cli::{CallOutcome, Replay, Tools};
     use canon_datafusion::datafusion::prelude::{SessionConfig, SessionContext};
+
     use std::sync::Arc;
 
-    use canon_datafusion::{register_table, replay_table, replay_table_with, Columns};
+    use canon_datafusion::datafusion::error::DataFusionError;
+    use canon_datafusion::{
+        check_files, register_table, replay_table, replay_table_with, Columns, MAX_ROW_GROUP_TEXT,
+    };
 
     use crate::{print_report, progress_bar, same_file, Failure, ReplayArgs};
+
+    /// A DataFusion error as the command says it: its message, without the
+    /// kind DataFusion prefixes it with.
+    pub(crate) fn message(error: DataFusionError) -> Failure {
+        Failure::Message(error.message().into_owned())
+    }
+
+    /// The runtime and session a command reads tables on, with `jobs`
+    /// threads and partitions: every file under a directory (not only
+    /// Hive's `key=value` levels), files from 1 MiB on split between the
+    /// jobs (DataFusion's default waits for 10 MB), canon's functions
+    /// registered.
+    pub(crate) fn session(
+        jobs: usize,
+    ) -> Result<(tokio::runtime::Runtime, SessionContext), Failure> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(jobs)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the runtime DataFusion runs on: {e}"))?;
+        let mut config = SessionConfig::new().with_target_partitions(jobs);
+        let options = config.options_mut();
+        options.execution.listing_table_ignore_subdirectory = false;
+        options.optimizer.repartition_file_min_size = 1 << 20;
+        let ctx = SessionContext::new_with_config(config);
+        canon_datafusion::register(&ctx);
+        Ok((runtime, ctx))
+    }
+
+    /// The table's columns that `columns` names and it lacks, said with the
+    /// flag that names each and the columns it has.
+    async fn check_columns(
+        ctx: &SessionContext,
+        input: &str,
+        columns: &Columns,
+    ) -> Result<(), Failure> {
+        let table = ctx.table_provider("calls").await.map_err(message)?.schema();
+        let mut wanted = vec![
+            (&columns.tool, "--tool-column"),
+            (&columns.schema, "--schema-column"),
+            (&columns.arguments, "--arguments-column"),
+        ];
+        if let Some(label) = &columns.label {
+            wanted.push((label, "--label-column"));
+        }
+        for (name, flag) in wanted {
+            if table.field_with_name(name).is_err() {
+                let names: Vec<String> = table
+                    .fields()
+                    .iter()
+                    .take(20)
+                    .map(|f| format!("`{}`", canon_cli::formats::shown(f.name(), 64)))
+                    .collect();
+                return Err(format!(
+                    "{input} has no column `{}` (its columns: {}{}): name the column with {flag}",
+                    canon_cli::formats::shown(name, 64),
+                    names.join(", "),
+                    if table.fields().len() > 20 {
+                        ", ..."
+                    } else {
+                        ""
+                    }
+                )
+                .into());
+            }
+        }
+        Ok(())
+    }
 
     /// `canon replay INPUT` for a table of calls: the same report, `--json`
     /// and `--out` as for JSON Lines.
@@ -109,20 +181,7 @@ mod with_datafusion {
             .jobs
             .or_else(|| std::thread::available_parallelism().ok())
             .map_or(1, NonZeroUsize::get);
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(jobs)
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start the runtime DataFusion reads on: {e}"))?;
-        let mut config = SessionConfig::new().with_target_partitions(jobs);
-        let options = config.options_mut();
-        // Every file under a directory, not only Hive's `key=value` levels.
-        options.execution.listing_table_ignore_subdirectory = false;
-        // Files from 1 MiB on are split between the jobs (DataFusion's
-        // default waits for 10 MB).
-        options.optimizer.repartition_file_min_size = 1 << 20;
-        let ctx = SessionContext::new_with_config(config);
-        canon_datafusion::register(&ctx);
+        let (runtime, ctx) = session(jobs)?;
         let replay = Arc::new(
             Replay::new(args.policy, Tools::default())
                 .open_objects(args.open_objects)
@@ -143,21 +202,31 @@ mod with_datafusion {
                 None => Ok(()),
             }
         };
-        let report = runtime
-            .block_on(async {
-                register_table(&ctx, "calls", input).await?;
-                if args.out.is_some() {
-                    // Each call's line in the table's order: one partition.
-                    replay_table_with(&ctx, "calls", &columns, &replay, on_call).await
-                } else {
-                    // Partitions bound at once; their reports merged in order.
-                    replay_table(&ctx, "calls", &columns, replay.clone()).await
-                }
-            })
+        let limit = args
+            .max_row_group
+            .map_or(MAX_ROW_GROUP_TEXT, |mib| u64::from(mib) << 20);
+        let report = runtime.block_on(async {
+            check_files(&ctx, input, &columns.arguments, limit)
+                .await
+                .map_err(message)?;
+            register_table(&ctx, "calls", input)
+                .await
+                .map_err(message)?;
+            check_columns(&ctx, input, &columns).await?;
+            if args.out.is_some() {
+                // Each call's line in the table's order: one partition.
+                replay_table_with(&ctx, "calls", &columns, &replay, on_call).await
+            } else {
+                // Partitions bound at once; their reports merged in order.
+                replay_table(&ctx, "calls", &columns, replay.clone()).await
+            }
             .map_err(|e| match (&args.out, write_failed.get()) {
-                (Some(path), true) => format!("writing --out {}: {e}", path.display()),
-                _ => e.to_string(),
-            })?;
+                (Some(path), true) => {
+                    Failure::Message(format!("writing --out {}: {}", path.display(), e.message()))
+                }
+                _ => message(e),
+            })
+        })?;
         progress.finish_and_clear();
         if let Some(mut out) = out {
             out.flush().map_err(|e| match &args.out {

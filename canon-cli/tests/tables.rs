@@ -150,10 +150,48 @@ fn columns_are_renamed_by_flags_and_a_missing_one_is_named() {
     ]);
     assert_eq!(renamed, report(&[&lines]));
     let error = fails(&["replay", &parquet]);
+    assert_eq!(
+        error,
+        format!(
+            "canon replay: {parquet} has no column `tool` (its columns: `name`, \
+             `input_schema`, `input`): name the column with --tool-column\n"
+        )
+    );
+}
+
+#[test]
+fn hostile_files_are_refused_with_the_file_named() {
+    let dir = Dir::new("hostile");
+    let lines = dir.path("calls.jsonl");
+    std::fs::write(&lines, sample_with_schemas()).unwrap();
+    let parquet = dir.path("calls.parquet");
+    to_parquet(&lines, &parquet, "note");
+    // Cut short: the footer is gone.
+    let bytes = std::fs::read(&parquet).unwrap();
+    let cut = dir.path("cut.parquet");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    for command in ["replay", "sql"] {
+        let mut args = vec![command];
+        if command == "sql" {
+            args.push("SELECT count(*) FROM calls");
+        }
+        args.push(&cut);
+        let error = fails(&args);
+        assert!(
+            error.starts_with(&format!(
+                "canon {command}: {cut}: not a readable Parquet file"
+            )),
+            "{error}"
+        );
+    }
+    // A row group over the bound on its arguments' text.
+    let error = fails(&["replay", &parquet, "--max-row-group", "0"]);
     assert!(
-        error.contains("canon replay: `calls` has no column `tool`"),
+        error.contains(&format!("{parquet}: row group 0 (of 1, 18 rows) holds ")),
         "{error}"
     );
+    assert!(error.contains("(--max-row-group)"), "{error}");
+    assert_eq!(report(&[&parquet, "--max-row-group", "1"]).totals.calls, 17);
 }
 
 #[test]

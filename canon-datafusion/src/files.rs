@@ -14,7 +14,10 @@ use datafusion::datasource::file_format::FileFormat;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
+use datafusion::object_store::local::LocalFileSystem;
+use datafusion::parquet::file::metadata::ParquetMetaDataReader;
 use datafusion::prelude::SessionContext;
+use futures::TryStreamExt;
 
 /// The file formats a table of calls is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +68,11 @@ impl fmt::Display for TableFormat {
         })
     }
 }
+
+/// The most bytes of one column's text that a Parquet row group may hold,
+/// by default, for [`check_files`]: 256 MiB. A row group is read whole,
+/// so the bytes it holds are the memory its reading takes.
+pub const MAX_ROW_GROUP_TEXT: u64 = 256 << 20;
 
 /// How many directory entries [`table_format`] looks at for a file of a
 /// format it knows, at most: a directory of calls says so at once.
@@ -180,6 +188,42 @@ fn first_table_file(
 /// When `input` does not exist, is not a table's files, or its files'
 /// schemas cannot be read; each error names `input`.
 pub async fn register_table(ctx: &SessionContext, name: &str, input: &str) -> Result<TableFormat> {
+    let listing = listing(input)?;
+    let named = |e: DataFusionError| e.context(format!("reading {input}"));
+    let state = ctx.state();
+    let options =
+        ListingOptions::new(listing.format.file_format()).with_file_extension(listing.extension);
+    let partitions = options
+        .infer_partitions(&state, &listing.url)
+        .await
+        .map_err(named)?;
+    let options = options.with_table_partition_cols(
+        partitions
+            .into_iter()
+            .map(|column| (column, DataType::Utf8))
+            .collect(),
+    );
+    let config = ListingTableConfig::new(listing.url)
+        .with_listing_options(options)
+        .infer_schema(&state)
+        .await
+        .map_err(named)?;
+    let table = ListingTable::try_new(config).map_err(named)?;
+    ctx.register_table(name, Arc::new(table))?;
+    Ok(listing.format)
+}
+
+/// Where an input's files are, and how to tell them.
+struct Listing {
+    format: TableFormat,
+    url: ListingTableUrl,
+    /// What the files' names end with (`.parquet`); empty for a single
+    /// file, read whatever its name, and for a glob, which says it.
+    extension: String,
+}
+
+/// The listing of `input`, or why it is no table.
+fn listing(input: &str) -> Result<Listing> {
     let format = match table_format(input) {
         Ok(Some(format)) => format,
         Ok(None) => {
@@ -189,10 +233,8 @@ pub async fn register_table(ctx: &SessionContext, name: &str, input: &str) -> Re
         }
         Err(e) => return plan_err!("{input}: {e}"),
     };
-    let named = |e: DataFusionError| e.context(format!("reading {input}"));
-    let url = ListingTableUrl::parse(input).map_err(named)?;
-    // A single file is read whatever its name; a glob by its pattern; a
-    // directory by its first file's extension.
+    let url = ListingTableUrl::parse(input).map_err(|e| e.context(format!("reading {input}")))?;
+    // A directory's files are told by its first file's extension.
     let path = Path::new(input);
     let extension = if path.is_dir() {
         first_table_file(path, &mut 0)
@@ -202,24 +244,95 @@ pub async fn register_table(ctx: &SessionContext, name: &str, input: &str) -> Re
     } else {
         String::new()
     };
+    Ok(Listing {
+        format,
+        url,
+        extension,
+    })
+}
+
+/// Reads the footer of every Parquet file of `input` (the files
+/// [`register_table`] reads, listed as `ctx` lists them), so that a file
+/// that cannot be read is named before any row is, and checks that no row
+/// group holds more than `limit` bytes of the column `column` (its
+/// uncompressed size: the text a row group's reading holds at once). An
+/// input of Arrow IPC files, which have no row groups, passes.
+///
+/// # Errors
+/// A file whose footer cannot be read (not Parquet, truncated, corrupt),
+/// named; the first row group over `limit`, named by its file, its index
+/// and the column.
+pub async fn check_files(
+    ctx: &SessionContext,
+    input: &str,
+    column: &str,
+    limit: u64,
+) -> Result<()> {
+    let listing = listing(input)?;
+    if listing.format != TableFormat::Parquet || listing.url.get_url().scheme() != "file" {
+        return Ok(());
+    }
     let state = ctx.state();
-    let options = ListingOptions::new(format.file_format()).with_file_extension(extension);
-    let partitions = options
-        .infer_partitions(&state, &url)
+    let store = LocalFileSystem::new();
+    let mut files: Vec<_> = listing
+        .url
+        .list_all_files(&state, &store, &listing.extension)
         .await
-        .map_err(named)?;
-    let options = options.with_table_partition_cols(
-        partitions
-            .into_iter()
-            .map(|column| (column, DataType::Utf8))
-            .collect(),
-    );
-    let config = ListingTableConfig::new(url)
-        .with_listing_options(options)
-        .infer_schema(&state)
+        .map_err(|e| e.context(format!("listing {input}")))?
+        .try_collect()
         .await
-        .map_err(named)?;
-    let table = ListingTable::try_new(config).map_err(named)?;
-    ctx.register_table(name, Arc::new(table))?;
-    Ok(format)
+        .map_err(|e| e.context(format!("listing {input}")))?;
+    files.sort_by(|a, b| a.location.cmp(&b.location));
+    for meta in files {
+        let path = store
+            .path_to_filesystem(&meta.location)
+            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+        check_file(&path, column, limit)?;
+    }
+    Ok(())
+}
+
+/// [`check_files`] for one file.
+fn check_file(path: &Path, column: &str, limit: u64) -> Result<()> {
+    let shown = path.display();
+    let file = std::fs::File::open(path)
+        .map_err(|e| DataFusionError::Execution(format!("{shown}: {e}")))?;
+    let metadata = ParquetMetaDataReader::new()
+        .parse_and_finish(&file)
+        .map_err(|e| {
+            DataFusionError::Execution(format!("{shown}: not a readable Parquet file: {e}"))
+        })?;
+    let schema = metadata.file_metadata().schema_descr();
+    let Some(index) = (0..schema.num_columns()).find(|&i| {
+        let leaf = schema.column(i);
+        let first = leaf.path().parts().first().cloned();
+        first.is_some_and(|first| first == column)
+    }) else {
+        // A missing column is the replay's error, which lists the others.
+        return Ok(());
+    };
+    let groups = metadata.num_row_groups();
+    for (i, group) in metadata.row_groups().iter().enumerate() {
+        let size = u64::try_from(group.column(index).uncompressed_size()).unwrap_or(0);
+        if size > limit {
+            return Err(DataFusionError::Execution(format!(
+                "{shown}: row group {i} (of {groups}, {} rows) holds {} of `{column}`, over \
+                 the {} a row group may hold: raise the limit (--max-row-group), or write \
+                 the file in smaller row groups",
+                group.num_rows(),
+                mebibytes(size),
+                mebibytes(limit)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `bytes` as people read them: `12.5 MiB`, or `300 bytes`.
+fn mebibytes(bytes: u64) -> String {
+    if bytes < 1 << 20 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
+    }
 }

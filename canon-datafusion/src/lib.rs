@@ -80,7 +80,7 @@ mod replay;
 /// same version.
 pub use datafusion;
 
-pub use files::{register_table, table_format, TableFormat};
+pub use files::{check_files, register_table, table_format, TableFormat, MAX_ROW_GROUP_TEXT};
 pub use lines::{register_json_lines, MAX_OTHER_COLUMNS, SNIFFED_LINES};
 pub use replay::{replay_table, replay_table_with, Columns};
 

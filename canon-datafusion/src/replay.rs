@@ -15,6 +15,10 @@ use datafusion::physical_plan::ExecutionPlanProperties;
 use datafusion::prelude::SessionContext;
 use futures::StreamExt;
 
+use canon_replay::formats::{shown, SHOWN_CHARS};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryViewArray, GenericBinaryArray};
+use datafusion::arrow::datatypes::DataType;
+
 use crate::Strings;
 
 /// The columns of a table of calls: the plain layout, `tool`, `schema`
@@ -138,14 +142,31 @@ async fn calls(
     names.extend(&columns.label);
     for name in names.iter().copied() {
         match schema.field_with_name(name) {
-            Ok(field) if Strings::takes(field.data_type()) => {}
+            Ok(field) if Texts::takes(field.data_type()) => {}
             Ok(field) => {
                 return exec_err!(
                     "canon replay: the column `{name}` of `{table}` is {}, not text",
                     field.data_type()
                 )
             }
-            Err(_) => return exec_err!("canon replay: `{table}` has no column `{name}`"),
+            Err(_) => {
+                let columns: Vec<String> = schema
+                    .fields()
+                    .iter()
+                    .take(20)
+                    .map(|field| format!("`{}`", shown(field.name(), SHOWN_CHARS)))
+                    .collect();
+                let more = schema.fields().len().saturating_sub(columns.len());
+                let more = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                return exec_err!(
+                    "canon replay: `{table}` has no column `{name}`; its columns: {}{more}",
+                    columns.join(", ")
+                );
+            }
         }
     }
     let mut state = ctx.state();
@@ -192,11 +213,11 @@ fn bind_batch(
     batch: &RecordBatch,
     on_call: &mut impl FnMut(&CallOutcome) -> std::io::Result<()>,
 ) -> Result<u64> {
-    let tools = Strings::of(batch.column(0))?;
-    let schemas = Strings::of(batch.column(1))?;
-    let arguments = Strings::of(batch.column(2))?;
+    let tools = Texts::of(batch.column(0))?;
+    let schemas = Texts::of(batch.column(1))?;
+    let arguments = Texts::of(batch.column(2))?;
     let labels = match batch.columns().get(3) {
-        Some(column) => Some(Strings::of(column)?),
+        Some(column) => Some(Texts::of(column)?),
         None => None,
     };
     for i in 0..batch.num_rows() {
@@ -217,4 +238,45 @@ fn bind_batch(
         }
     }
     Ok(rows)
+}
+
+/// A column of a table of calls read as text: strings, or bytes read as
+/// UTF-8, where a row whose bytes are not UTF-8 reads as NULL (a malformed
+/// line, as a line that is not UTF-8 is).
+enum Texts<'a> {
+    Strings(Strings<'a>),
+    Binary(&'a GenericBinaryArray<i32>),
+    LargeBinary(&'a GenericBinaryArray<i64>),
+    BinaryView(&'a BinaryViewArray),
+}
+
+impl<'a> Texts<'a> {
+    /// Whether a column of `data_type` is read as text.
+    fn takes(data_type: &DataType) -> bool {
+        Strings::takes(data_type)
+            || matches!(
+                data_type,
+                DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+            )
+    }
+
+    fn of(array: &'a ArrayRef) -> Result<Texts<'a>> {
+        Ok(match array.data_type() {
+            DataType::Binary => Texts::Binary(array.as_binary::<i32>()),
+            DataType::LargeBinary => Texts::LargeBinary(array.as_binary::<i64>()),
+            DataType::BinaryView => Texts::BinaryView(array.as_binary_view()),
+            _ => Texts::Strings(Strings::of(array)?),
+        })
+    }
+
+    /// Row `i`, `None` when it is NULL or not UTF-8.
+    fn get(&self, i: usize) -> Option<&'a str> {
+        let bytes = match self {
+            Texts::Strings(strings) => return strings.get(i),
+            Texts::Binary(a) => a.is_valid(i).then(|| a.value(i)),
+            Texts::LargeBinary(a) => a.is_valid(i).then(|| a.value(i)),
+            Texts::BinaryView(a) => a.is_valid(i).then(|| a.value(i)),
+        }?;
+        std::str::from_utf8(bytes).ok()
+    }
 }

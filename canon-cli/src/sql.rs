@@ -103,13 +103,19 @@ mod with_datafusion {
         let (runtime, ctx) = crate::tables::session(jobs)?;
         let mut named: HashMap<String, &Path> = HashMap::new();
         runtime.block_on(async {
+            let single = args.files.len() == 1;
             for path in &args.files {
-                let Some(name) = table_name(path) else {
-                    return Err(format!(
-                        "{}: no file or directory name to name its table after",
-                        path.display()
-                    )
-                    .into());
+                let name = match table_name(path) {
+                    Some(name) => name,
+                    // A lone glob such as `*.parquet` is `calls` alone.
+                    None if single => "calls".to_owned(),
+                    None => {
+                        return Err(format!(
+                            "{}: no file or directory name to name its table after",
+                            path.display()
+                        )
+                        .into())
+                    }
                 };
                 if let Some(other) = named.insert(name.clone(), path) {
                     return Err(format!(
@@ -120,10 +126,10 @@ mod with_datafusion {
                     .into());
                 }
                 register(&ctx, &name, path, &tools).await?;
-            }
-            if let [path] = args.files.as_slice() {
-                if !named.contains_key("calls") {
-                    register(&ctx, "calls", path, &tools).await?;
+                if single && name != "calls" {
+                    // The same table under a second name, read once.
+                    let table = ctx.table_provider(name.as_str()).await.map_err(message)?;
+                    ctx.register_table("calls", table).map_err(message)?;
                 }
             }
             query(&ctx, &args).await

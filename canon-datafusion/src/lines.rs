@@ -14,7 +14,7 @@ use canon_replay::Tools;
 use datafusion::arrow::array::{ArrayRef, Int64Builder, RecordBatch, StringBuilder};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::streaming::StreamingTable;
-use datafusion::common::{plan_err, DataFusionError, Result};
+use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::physical_plan::stream::RecordBatchReceiverStream;
 use datafusion::physical_plan::streaming::PartitionStream;
@@ -124,9 +124,6 @@ fn sniff_columns(path: &Path) -> Result<Vec<String>> {
                 others.push(key.into_owned());
             }
         }
-    }
-    if others.is_empty() && !path.exists() {
-        return plan_err!("{}: no such file", path.display());
     }
     Ok(others)
 }

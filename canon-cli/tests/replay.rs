@@ -408,6 +408,44 @@ fn a_call_bound_after_one_with_the_same_schema_skips_the_cache() {
 }
 
 #[test]
+fn a_caller_finds_the_schemas_it_bound_with_in_its_own_cache() {
+    let replay = Replay::new(Policy::DEFAULT, Tools::default());
+    let schemas: Vec<String> = (0..3)
+        .map(|i| {
+            format!(r#"{{"type": "object", "properties": {{"t{i}": {{"type": "array", "items": {{"type": "string"}}}}}}}}"#)
+        })
+        .collect();
+    let mut recent = Recent::default();
+    // Three schemas in turn, a hundred times: each differs from the call
+    // before's, and only the first of each looks in the shared cache.
+    for round in 0..100u64 {
+        for (i, schema) in schemas.iter().enumerate() {
+            let arguments = format!(r#"{{"t{i}": "x"}}"#);
+            let call = CallRef {
+                tool: "t",
+                schema,
+                arguments: &arguments,
+                label: None,
+            };
+            let bound = replay.bind_call_after(&mut recent, round, call);
+            assert_eq!(bound.outcome.outcome, "repaired");
+        }
+    }
+    assert_eq!(replay.schemas_compiled(), 3);
+    // One lookup and one keep for each schema.
+    assert_eq!(replay.schema_hashes(), 6);
+    // Another caller's cache starts empty.
+    let call = CallRef {
+        tool: "t",
+        schema: &schemas[0],
+        arguments: "{}",
+        label: None,
+    };
+    replay.bind_call_after(&mut Recent::default(), 1, call);
+    assert_eq!(replay.schema_hashes(), 7);
+}
+
+#[test]
 fn arguments_past_the_bound_on_text_are_refused_unread() {
     assert_eq!(MAX_ARGUMENTS_TEXT, canon::Limits::default().max_text_bytes);
     let mut replay = Replay::new(Policy::DEFAULT, Tools::default());

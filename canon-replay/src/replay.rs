@@ -373,16 +373,32 @@ pub struct CallRef<'a> {
     pub label: Option<&'a str>,
 }
 
-/// The schema of the call a caller bound last, and what it compiled to
-/// ([`Replay::bind_call_after`]). Keep one for each engine and each
-/// thread.
+/// The schemas a caller bound calls with lately, and what they compiled
+/// to ([`Replay::bind_call_after`]): the last call's, and a cache of the
+/// caller's own, bounded as the engine's shared cache is
+/// ([`CACHE_CAPACITY`] entries, [`CACHE_BYTES`] of text), consulted before
+/// it. Keep one for each engine and each thread: a thread that finds its
+/// schemas in its own cache does not wait on the others for the shared
+/// one's lock (two threads binding at once were each about half as fast
+/// with only the shared cache). Made on first use, so a `Recent` for one
+/// call costs nothing.
 #[derive(Default)]
-pub struct Recent(Last);
+pub struct Recent {
+    last: Last,
+    own: Option<SchemaCache>,
+}
 
 impl fmt::Debug for Recent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Recent")
-            .field("schema_bytes", &self.0.as_ref().map(|(text, _)| text.len()))
+            .field(
+                "schema_bytes",
+                &self.last.as_ref().map(|(text, _)| text.len()),
+            )
+            .field(
+                "own_schemas",
+                &self.own.as_ref().map_or(0, |own| own.entries.len()),
+            )
             .finish()
     }
 }
@@ -694,7 +710,7 @@ impl Replay {
         let mut last = self.last.take();
         let compiled = self.call_schema(&mut last, call.tool, call.schema, None);
         self.last = last;
-        self.call_outcome(line, call, compiled)
+        self.call_outcome(line, call, &compiled)
     }
 
     /// [`replay_call`](Self::replay_call) from any thread (the caches are
@@ -723,8 +739,48 @@ impl Replay {
     /// without the shared cache's lock (threads binding at once do not
     /// wait on each other for it).
     pub fn bind_call_after(&self, recent: &mut Recent, line: u64, call: CallRef<'_>) -> Binding {
-        let compiled = self.call_schema(&mut recent.0, call.tool, call.schema, None);
-        self.call_binding(line, call, compiled)
+        match self.recent_schema(recent, call.tool, call.schema) {
+            Some(compiled) => self.call_binding(line, call, &compiled),
+            None => match &recent.last {
+                Some((_, compiled)) => self.call_binding(line, call, compiled),
+                None => self.call_binding(line, call, &self.compile_text(call.tool, call.schema)),
+            },
+        }
+    }
+
+    /// The compiled schema whose text is `text`: `None` when it is
+    /// `recent`'s last (the last call's, or found in the caller's own
+    /// cache), else the shared cache's or compiled (and kept in both, and
+    /// made the last, when the text may be kept). Borrowed from `recent`
+    /// where it can be, so that threads binding at once do not write to
+    /// one reference count on every call.
+    fn recent_schema(&self, recent: &mut Recent, tool: &str, text: &str) -> Option<Compiled> {
+        if let Some((before, _)) = &recent.last {
+            if **before == *text {
+                return None;
+            }
+        }
+        if let Some(found) = recent.own.as_mut().and_then(|own| own.get(text)) {
+            recent.last = Some(found);
+            return None;
+        }
+        let compiled = self.call_schema(&mut recent.last, tool, text, None);
+        if recent.last.is_some() {
+            // A copy of the text of the caller's own, for the same reason.
+            let own = recent.own.get_or_insert_with(SchemaCache::new);
+            let text = own.keep(text, None, &compiled);
+            recent.last = Some((text, compiled));
+            return None;
+        }
+        Some(compiled)
+    }
+
+    /// The schema text `text` parsed and compiled, not cached.
+    fn compile_text(&self, tool: &str, text: &str) -> Compiled {
+        match serde_json::from_str::<Value>(text) {
+            Ok(schema) => self.compile(tool, &schema),
+            Err(e) => Err(format!("the schema is not JSON ({e})")),
+        }
     }
 
     /// Replays one call of a record as
@@ -776,7 +832,7 @@ impl Replay {
             arguments,
             label: call.label.as_deref(),
         };
-        Some(self.call_outcome(line, call, compiled))
+        Some(self.call_outcome(line, call, &compiled))
     }
 
     /// The compiled schema of a call of a trace, whose schema text is
@@ -822,12 +878,12 @@ impl Replay {
     }
 
     /// A call of a trace bound with `compiled`.
-    fn call_outcome(&self, line: u64, call: CallRef<'_>, compiled: Compiled) -> CallOutcome {
+    fn call_outcome(&self, line: u64, call: CallRef<'_>, compiled: &Compiled) -> CallOutcome {
         self.call_binding(line, call, compiled).outcome
     }
 
     /// [`call_outcome`](Self::call_outcome), with the arguments as bound.
-    fn call_binding(&self, line: u64, call: CallRef<'_>, compiled: Compiled) -> Binding {
+    fn call_binding(&self, line: u64, call: CallRef<'_>, compiled: &Compiled) -> Binding {
         if call.arguments.len() > MAX_ARGUMENTS_TEXT {
             return self.too_large(line, call, compiled);
         }
@@ -846,7 +902,7 @@ impl Replay {
     /// as too large, as canon refuses such text, without reading it (its
     /// schema's error first, if it has one).
     #[cold]
-    fn too_large(&self, line: u64, call: CallRef<'_>, compiled: Compiled) -> Binding {
+    fn too_large(&self, line: u64, call: CallRef<'_>, compiled: &Compiled) -> Binding {
         let canon = match compiled {
             Ok(canon) => canon,
             // Said before the arguments are looked at.
@@ -993,7 +1049,7 @@ impl Replay {
         let arguments = call.arguments?;
         let label = label.map(str::to_owned);
         Some(Ok(self
-            .bind_with(line, tool, label, compiled, arguments)
+            .bind_with(line, tool, label, &compiled, arguments)
             .outcome))
     }
 
@@ -1068,7 +1124,7 @@ impl Replay {
             false => self.compile(tool, schema),
         };
         Ok(self
-            .bind_with(line, tool, label, compiled, arguments.clone())
+            .bind_with(line, tool, label, &compiled, arguments.clone())
             .outcome)
     }
 
@@ -1079,7 +1135,7 @@ impl Replay {
         line: u64,
         tool: &str,
         label: Option<String>,
-        compiled: Compiled,
+        compiled: &Compiled,
         arguments: Value,
     ) -> Binding {
         let mut outcome = CallOutcome::new(line, tool, "accepted", label);
@@ -1087,7 +1143,7 @@ impl Replay {
             Ok(canon) => canon,
             Err(message) => {
                 outcome.outcome = "schema_error";
-                outcome.schema_error = Some(message);
+                outcome.schema_error = Some(message.clone());
                 return Binding::refused(outcome);
             }
         };

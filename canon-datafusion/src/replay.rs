@@ -172,8 +172,11 @@ async fn calls(
     let mut state = ctx.state();
     let options = state.config_mut().options_mut();
     options.execution.target_partitions = partitions.max(1);
-    // Dealt round robin, a partition's rows would not follow each other.
+    // Dealt round robin, a partition's rows would not follow each other;
+    // and a partition that went idle would read files or byte ranges of
+    // another's, its rows then counted as its own.
     options.optimizer.enable_round_robin_repartition = false;
+    options.execution.enable_file_stream_work_stealing = false;
     let ordered = SessionContext::new_with_state(state);
     let names: Vec<&str> = names.iter().map(|name| name.as_str()).collect();
     ordered.table(table).await?.select_columns(&names)

@@ -1,7 +1,6 @@
 //! The `canon` command.
 #![forbid(unsafe_code)]
 
-use std::cell::Cell;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::num::NonZeroUsize;
@@ -238,32 +237,13 @@ fn replay(args: ReplayArgs) -> Result<(), Failure> {
             .into());
         }
     }
-    let mut out = match &args.out {
-        Some(path) => {
-            Some(BufWriter::new(File::create(path).map_err(|e| {
-                format!("cannot create {}: {e}", path.display())
-            })?))
-        }
-        None => None,
-    };
+    let mut out = Out::create(args.out.as_deref())?;
     let progress = progress_bar(size, "bytes");
-    let jobs = args
-        .jobs
-        .or_else(|| std::thread::available_parallelism().ok())
-        .map_or(1, NonZeroUsize::get);
+    let jobs = jobs(args.jobs);
     let mut replay = Replay::new(args.policy, tools)
         .open_objects(args.open_objects)
         .jobs(jobs);
-    // Set when writing --out fails, so that the error is told as such,
-    // not as one reading the input.
-    let write_failed = Cell::new(false);
-    let on_call = |outcome: &CallOutcome| match out.as_mut() {
-        Some(out) => serde_json::to_writer(&mut *out, outcome)
-            .map_err(io::Error::from)
-            .and_then(|()| out.write_all(b"\n"))
-            .inspect_err(|_| write_failed.set(true)),
-        None => Ok(()),
-    };
+    let on_call = |outcome: &CallOutcome| Out::write(&mut out, outcome);
     let on_malformed = |error: &LineError| {
         // The reason may quote the input (a tool's name): escaped, short.
         let reason = formats::shown(&error.reason, 240);
@@ -280,22 +260,71 @@ fn replay(args: ReplayArgs) -> Result<(), Failure> {
         Format::Canon => replay.run_with(input, on_progress, on_call, on_malformed),
         format => replay.run_trace(format, input, on_progress, on_call, on_malformed),
     }
-    .map_err(|e| match (&args.out, write_failed.get()) {
-        (Some(path), true) => format!("writing --out {}: {e}", path.display()),
-        _ => format!("reading {source}: {e}"),
+    .map_err(|e| match Out::failed(&out) {
+        Some(path) => format!("writing --out {}: {e}", path.display()),
+        None => format!("reading {source}: {e}"),
     })?;
     // The compiled schemas are left to the process's exit: freeing them one
     // by one (1,491 validators on the real corpus) would add a fifth to the
     // time of the whole replay.
     std::mem::forget(replay);
     progress.finish_and_clear();
-    if let Some(mut out) = out {
-        out.flush().map_err(|e| match &args.out {
-            Some(path) => format!("writing --out {}: {e}", path.display()),
-            None => format!("writing --out: {e}"),
-        })?;
-    }
+    Out::finish(out)?;
     print_report(&report, &source, args.json)
+}
+
+/// The threads to bind on: `requested`, or one a core.
+fn jobs(requested: Option<NonZeroUsize>) -> usize {
+    requested
+        .or_else(|| std::thread::available_parallelism().ok())
+        .map_or(1, NonZeroUsize::get)
+}
+
+/// `--out`: each call's outcome written to a file, a JSON line each.
+struct Out {
+    path: PathBuf,
+    writer: BufWriter<File>,
+    /// Set when a write failed, so that the error is told as such, not as
+    /// one reading the input.
+    failed: bool,
+}
+
+impl Out {
+    /// The file at `path` created, when there is one.
+    fn create(path: Option<&Path>) -> Result<Option<Out>, Failure> {
+        let Some(path) = path else { return Ok(None) };
+        let file =
+            File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        Ok(Some(Out {
+            path: path.to_path_buf(),
+            writer: BufWriter::new(file),
+            failed: false,
+        }))
+    }
+
+    /// Writes `outcome`'s line, if there is an `--out`.
+    fn write(out: &mut Option<Out>, outcome: &CallOutcome) -> io::Result<()> {
+        let Some(out) = out else { return Ok(()) };
+        serde_json::to_writer(&mut out.writer, outcome)
+            .map_err(io::Error::from)
+            .and_then(|()| out.writer.write_all(b"\n"))
+            .inspect_err(|_| out.failed = true)
+    }
+
+    /// The file a write failed to, if one did.
+    fn failed(out: &Option<Out>) -> Option<&Path> {
+        out.as_ref()
+            .filter(|out| out.failed)
+            .map(|out| out.path.as_path())
+    }
+
+    /// Flushes what is left to write.
+    fn finish(out: Option<Out>) -> Result<(), Failure> {
+        let Some(mut out) = out else { return Ok(()) };
+        out.writer
+            .flush()
+            .map_err(|e| format!("writing --out {}: {e}", out.path.display()).into())
+    }
 }
 
 /// The size of the file read, for the progress bar: none for a pipe or a

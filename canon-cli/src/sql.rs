@@ -48,7 +48,6 @@ pub(crate) use with_datafusion::run;
 mod with_datafusion {
     use std::collections::HashMap;
     use std::io::{self, IsTerminal, Write};
-    use std::num::NonZeroUsize;
     use std::path::Path;
     use std::time::Duration;
 
@@ -96,10 +95,7 @@ mod with_datafusion {
             }
             None => Tools::default(),
         };
-        let jobs = args
-            .jobs
-            .or_else(|| std::thread::available_parallelism().ok())
-            .map_or(1, NonZeroUsize::get);
+        let jobs = crate::jobs(args.jobs);
         let (runtime, ctx) = crate::tables::session(jobs)?;
         let mut named: HashMap<String, &Path> = HashMap::new();
         runtime.block_on(async {

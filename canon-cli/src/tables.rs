@@ -48,10 +48,6 @@ pub(crate) use with_datafusion::{message, replay, session};
 
 #[cfg(feature = "datafusion")]
 mod with_datafusion {
-    use std::cell::Cell;
-    use std::fs::File;
-    use std::io::{self, BufWriter, Write};
-    use std::num::NonZeroUsize;
     use std::path::Path;
 
     use canon_cli::{CallOutcome, Replay, Tools};
@@ -64,7 +60,7 @@ mod with_datafusion {
         check_files, register_table, replay_table, replay_table_with, Columns, MAX_ROW_GROUP_TEXT,
     };
 
-    use crate::{print_report, progress_bar, same_file, Failure, ReplayArgs};
+    use crate::{jobs, print_report, progress_bar, same_file, Failure, Out, ReplayArgs};
 
     /// A DataFusion error as the command says it: its message, without the
     /// kind DataFusion prefixes it with.
@@ -169,18 +165,8 @@ mod with_datafusion {
             arguments: args.arguments_column.clone().unwrap_or(defaults.arguments),
             label: args.label_column.clone(),
         };
-        let mut out = match &args.out {
-            Some(path) => {
-                Some(BufWriter::new(File::create(path).map_err(|e| {
-                    format!("cannot create {}: {e}", path.display())
-                })?))
-            }
-            None => None,
-        };
-        let jobs = args
-            .jobs
-            .or_else(|| std::thread::available_parallelism().ok())
-            .map_or(1, NonZeroUsize::get);
+        let mut out = Out::create(args.out.as_deref())?;
+        let jobs = jobs(args.jobs);
         let (runtime, ctx) = session(jobs)?;
         let replay = Arc::new(
             Replay::new(args.policy, Tools::default())
@@ -189,19 +175,6 @@ mod with_datafusion {
         );
         let progress = progress_bar(None, "calls");
         let hidden = progress.is_hidden();
-        let write_failed = Cell::new(false);
-        let on_call = |outcome: &CallOutcome| {
-            if !hidden {
-                progress.inc(1);
-            }
-            match out.as_mut() {
-                Some(out) => serde_json::to_writer(&mut *out, outcome)
-                    .map_err(io::Error::from)
-                    .and_then(|()| out.write_all(b"\n"))
-                    .inspect_err(|_| write_failed.set(true)),
-                None => Ok(()),
-            }
-        };
         let limit = args
             .max_row_group
             .map_or(MAX_ROW_GROUP_TEXT, |mib| u64::from(mib) << 20);
@@ -213,27 +186,28 @@ mod with_datafusion {
                 .await
                 .map_err(message)?;
             check_columns(&ctx, input, &columns).await?;
-            if args.out.is_some() {
+            let replayed = if out.is_some() {
                 // Each call's line in the table's order: one partition.
+                let on_call = |outcome: &CallOutcome| {
+                    if !hidden {
+                        progress.inc(1);
+                    }
+                    Out::write(&mut out, outcome)
+                };
                 replay_table_with(&ctx, "calls", &columns, &replay, on_call).await
             } else {
                 // Partitions bound at once; their reports merged in order.
                 replay_table(&ctx, "calls", &columns, replay.clone()).await
-            }
-            .map_err(|e| match (&args.out, write_failed.get()) {
-                (Some(path), true) => {
+            };
+            replayed.map_err(|e| match Out::failed(&out) {
+                Some(path) => {
                     Failure::Message(format!("writing --out {}: {}", path.display(), e.message()))
                 }
-                _ => message(e),
+                None => message(e),
             })
         })?;
         progress.finish_and_clear();
-        if let Some(mut out) = out {
-            out.flush().map_err(|e| match &args.out {
-                Some(path) => format!("writing --out {}: {e}", path.display()),
-                None => format!("writing --out: {e}"),
-            })?;
-        }
+        Out::finish(out)?;
         std::mem::forget(replay);
         print_report(&report, input, args.json)
     }

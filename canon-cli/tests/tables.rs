@@ -192,6 +192,14 @@ fn hostile_files_are_refused_with_the_file_named() {
     );
     assert!(error.contains("(--max-row-group)"), "{error}");
     assert_eq!(report(&[&parquet, "--max-row-group", "1"]).totals.calls, 17);
+    // /dev/full takes nothing: a write error, told as one.
+    if Path::new("/dev/full").exists() {
+        let error = fails(&["replay", &parquet, "--out", "/dev/full"]);
+        assert!(
+            error.starts_with("canon replay: writing --out /dev/full:"),
+            "{error}"
+        );
+    }
 }
 
 #[test]

@@ -175,6 +175,12 @@ fn query_alone(kind: Kind, path: &Path, partitions: usize) -> (f64, f64) {
         )
         .output()
         .unwrap();
+    figures(out)
+}
+
+/// The two figures a process of a path printed: its seconds and its
+/// peak memory in MiB.
+fn figures(out: std::process::Output) -> (f64, f64) {
     assert!(
         out.status.success(),
         "{}",
@@ -236,14 +242,7 @@ fn python_alone(python: &Path, path: &Path) -> (f64, f64) {
         .arg(path)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut figures = text.split_whitespace().map(|f| f.parse::<f64>().unwrap());
-    (figures.next().unwrap(), figures.next().unwrap())
+    figures(out)
 }
 
 #[tokio::main]

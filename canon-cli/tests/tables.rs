@@ -127,6 +127,29 @@ fn the_same_calls_as_json_lines_and_parquet_give_the_same_report_and_outcomes() 
 }
 
 #[test]
+fn arguments_past_the_bound_give_the_same_outcome_in_json_lines_and_parquet() {
+    let dir = Dir::new("bound");
+    let schema = r#"{"type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}}}"#;
+    let long = "x".repeat(canon_cli::MAX_ARGUMENTS_TEXT);
+    // Valid, but past the bound: as an object, and as OpenAI's JSON text.
+    let text = format!(
+        "{{\"tool\": \"t\", \"schema\": {schema}, \"arguments\": {{\"names\": [\"{long}\"]}}, \"note\": \"object\"}}\n\
+         {{\"tool\": \"t\", \"schema\": {schema}, \"arguments\": \"{{\\\"names\\\": \\\"{long}\\\"}}\"}}\n\
+         {{\"tool\": \"t\", \"schema\": {schema}, \"arguments\": {{\"names\": \"short\"}}}}\n"
+    );
+    let lines = dir.path("calls.jsonl");
+    std::fs::write(&lines, text).unwrap();
+    let parquet = dir.path("calls.parquet");
+    to_parquet(&lines, &parquet, "note");
+    let expected = report(&[&lines]);
+    assert_eq!(expected.totals.still_rejected, 2, "{expected:?}");
+    assert_eq!(expected.still_rejected_by_kind["too_large"].calls, 2);
+    assert_eq!(expected.totals.accepted_after_repair, 1);
+    assert_eq!(report(&[&parquet]), expected);
+    assert_eq!(report(&[&lines, "--jobs", "1"]), expected);
+}
+
+#[test]
 fn columns_are_renamed_by_flags_and_a_missing_one_is_named() {
     let dir = Dir::new("columns");
     let lines = dir.path("calls.jsonl");

@@ -944,10 +944,62 @@ impl Replay {
     /// [`replay_line`](Self::replay_line), shared between threads: read
     /// borrowing, or the slow way when that reading is in doubt.
     fn line_outcome(&self, line: u64, text: &str) -> Result<CallOutcome, String> {
+        // Only a line that long can hold arguments past the bound.
+        if text.len() > MAX_ARGUMENTS_TEXT {
+            if let Some(outcome) = self.oversized(line, text) {
+                return Ok(outcome);
+            }
+        }
         match self.fast(line, text) {
             Some(result) => result,
             None => self.slow(line, text),
         }
+    }
+
+    /// A call whose arguments' text is past [`MAX_ARGUMENTS_TEXT`], refused
+    /// unread as [`bind_call`](Self::bind_call) refuses it, so that the
+    /// same call gives the same outcome in JSON Lines and in a table; `None`
+    /// for any other line (or one the usual reading is to say is
+    /// malformed).
+    #[cold]
+    fn oversized(&self, line: u64, text: &str) -> Option<CallOutcome> {
+        /// The members of a call line, as their raw text.
+        #[derive(serde::Deserialize)]
+        struct Raw<'a> {
+            #[serde(borrow)]
+            tool: Option<&'a RawValue>,
+            #[serde(borrow)]
+            name: Option<&'a RawValue>,
+            #[serde(borrow)]
+            class: Option<&'a RawValue>,
+            #[serde(borrow)]
+            note: Option<&'a RawValue>,
+            #[serde(borrow)]
+            schema: Option<&'a RawValue>,
+            #[serde(borrow)]
+            arguments: Option<&'a RawValue>,
+        }
+        let raw: Raw<'_> = serde_json::from_str(text).ok()?;
+        let arguments = raw.arguments?.get();
+        if arguments.len() <= MAX_ARGUMENTS_TEXT {
+            return None;
+        }
+        let string = |raw: Option<&RawValue>| {
+            raw.and_then(|raw| serde_json::from_str::<std::borrow::Cow<'_, str>>(raw.get()).ok())
+        };
+        let tool = string(raw.tool).or_else(|| string(raw.name))?;
+        let label = string(raw.class).or_else(|| string(raw.note));
+        let compiled = match raw.schema {
+            Some(schema) => self.line_schema(&tool, schema.get())?,
+            None => self.tool_schema(&tool, self.tools.get(&tool)?),
+        };
+        let call = CallRef {
+            tool: &tool,
+            schema: raw.schema.map_or("", RawValue::get),
+            arguments,
+            label: label.as_deref(),
+        };
+        Some(self.too_large(line, call, &compiled).outcome)
     }
 
     /// The line read in one pass with no `Value` but the arguments, the

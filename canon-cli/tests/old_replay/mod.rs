@@ -5,7 +5,9 @@
 //! same outcomes) and the benchmark (how much faster it is). Its reading
 //! of empty arguments follows the engine's since: `null` that the schema
 //! takes is accepted as it came, and blank text is not JSON to the strict
-//! policy.
+//! policy; and arguments whose text in the line is past
+//! [`MAX_ARGUMENTS_TEXT`](canon_cli::MAX_ARGUMENTS_TEXT) are refused as
+//! too large without being read.
 //!
 //! Only the counting goes through the new [`Tally`], which is the report's
 //! own code.
@@ -131,6 +133,15 @@ impl OldReplay {
                 return Ok(outcome);
             }
         };
+        if let Some(raw) =
+            raw_arguments(text).filter(|raw| raw.len() > canon_cli::MAX_ARGUMENTS_TEXT)
+        {
+            outcome.outcome = "rejected";
+            if let Err(error) = canon.parse(raw) {
+                outcome.violations = error.violations().to_vec();
+            }
+            return Ok(outcome);
+        }
         let empty = match arguments {
             Value::Null => true,
             Value::String(text) => text.trim().is_empty() || text.trim() == "null",
@@ -211,4 +222,10 @@ fn compiled(
         .map_err(|e| e.to_string());
     cache.insert(key, compiled.clone());
     compiled
+}
+
+/// The text of the line's `arguments`, as the line gives it.
+fn raw_arguments(line: &str) -> Option<&str> {
+    let members: HashMap<String, &serde_json::value::RawValue> = serde_json::from_str(line).ok()?;
+    members.get("arguments").map(|raw| raw.get())
 }

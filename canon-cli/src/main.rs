@@ -418,6 +418,21 @@ fn print_report(report: &Report, source: &str, json: bool) -> Result<(), Failure
     })
 }
 
+/// A spinner on standard error saying `what` is being done and for how
+/// long, while it is, when standard error is a terminal; hidden otherwise.
+#[cfg_attr(not(feature = "datafusion"), allow(dead_code))]
+fn spinner(what: &str) -> ProgressBar {
+    if !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    if let Ok(style) = ProgressStyle::with_template(&format!("{{spinner}} {what} ({{elapsed}})")) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
 /// A byte-count bar when the size is known, a spinner otherwise counting
 /// `unit` (`bytes` read, or `calls`); hidden when standard error is not a
 /// terminal.

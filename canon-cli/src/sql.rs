@@ -47,9 +47,8 @@ pub(crate) use with_datafusion::run;
 #[cfg(feature = "datafusion")]
 mod with_datafusion {
     use std::collections::HashMap;
-    use std::io::{self, IsTerminal, Write};
+    use std::io::{self, Write};
     use std::path::Path;
-    use std::time::Duration;
 
     use canon_cli::Tools;
     use canon_datafusion::datafusion::arrow::array::RecordBatch;
@@ -60,7 +59,6 @@ mod with_datafusion {
         check_files, register_json_lines, register_table, table_format, MAX_ROW_GROUP_TEXT,
     };
     use futures::StreamExt;
-    use indicatif::{ProgressBar, ProgressStyle};
 
     use super::SqlArgs;
     use crate::tables::message;
@@ -164,7 +162,7 @@ mod with_datafusion {
     /// to `--out`.
     async fn query(ctx: &SessionContext, args: &SqlArgs) -> Result<(), Failure> {
         let frame = ctx.sql(&args.query).await.map_err(message)?;
-        let progress = spinner();
+        let progress = crate::spinner("running the query");
         if let Some(out) = &args.out {
             let path = out
                 .to_str()
@@ -216,20 +214,6 @@ mod with_datafusion {
             io::ErrorKind::BrokenPipe => Failure::OutputClosed,
             _ => Failure::Message(format!("writing the result: {e}")),
         })
-    }
-
-    /// A spinner on standard error while the query runs, when it is a
-    /// terminal; hidden otherwise.
-    fn spinner() -> ProgressBar {
-        if !io::stderr().is_terminal() {
-            return ProgressBar::hidden();
-        }
-        let bar = ProgressBar::new_spinner();
-        if let Ok(style) = ProgressStyle::with_template("{spinner} running the query ({elapsed})") {
-            bar.set_style(style);
-        }
-        bar.enable_steady_tick(Duration::from_millis(120));
-        bar
     }
 
     #[cfg(test)]

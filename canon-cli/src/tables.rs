@@ -173,7 +173,12 @@ mod with_datafusion {
                 .open_objects(args.open_objects)
                 .jobs(jobs),
         );
-        let progress = progress_bar(None, "calls");
+        // Calls counted as they are written in order; partitions binding at
+        // once tell no count, only that they are at work.
+        let progress = match &out {
+            Some(_) => progress_bar(None, "calls"),
+            None => crate::spinner("replaying"),
+        };
         let hidden = progress.is_hidden();
         let limit = args
             .max_row_group

@@ -304,6 +304,16 @@ fn sql_names_tables_after_files_and_writes_csv() {
         std::fs::read_to_string(&csv).unwrap(),
         "outcome,calls\nrejected,22\nrepaired,8\nstrict,4\n"
     );
+    // Standard error is no terminal here: no progress is drawn on it.
+    for args in [
+        vec!["sql", "SELECT count(*) FROM calls", &parquet],
+        vec!["replay", &parquet],
+        vec!["replay", &parquet, "--out", &dir.path("quiet.out")],
+    ] {
+        let out = canon(&args);
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
     // Printed rows are bounded; the rest are counted.
     let few = ok(&[
         "sql",

@@ -70,6 +70,7 @@ fn a_call_from_a_value_binds_as_the_same_call_as_text() {
         json!({"path": "a", "labels": ["x", "y"], "groups": {"g": ["m"]}, "limit": 3}),
         json!({"path": "a", "labels": [], "groups": {}}),
         json!({"path": "a", "labels": "x", "groups": {"g": "m", "h": ["n"]}}),
+        json!({"path": "a", "labels": [], "groups": {"a/b~c": "m"}}),
         json!({"path": "a", "labels": ["x"], "groups": {}, "extra": 1}),
         json!({"path": "a", "labels": [1], "groups": {}}),
         json!({"path": "a", "labels": "", "groups": {}}),
@@ -85,6 +86,10 @@ fn a_call_from_a_value_binds_as_the_same_call_as_text() {
     assert_eq!(
         answer(&Tag, &calls[2]).0,
         r#"bound, repairs [("/labels", ScalarToArray), ("/groups/g", ScalarToArray)]"#
+    );
+    assert_eq!(
+        answer(&Tag, &calls[3]).0,
+        r#"bound, repairs [("/groups/a~1b~0c", ScalarToArray)]"#
     );
     assert!(answer(&Tag, &calls[0]).0.starts_with("bound, repairs []"));
 }

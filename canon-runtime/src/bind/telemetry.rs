@@ -75,10 +75,19 @@ pub(crate) fn quietly<R>(bind: impl FnOnce() -> R) -> R {
     bind()
 }
 
+/// Whether any subscriber may take an INFO event: one load of the global
+/// filter, checked before the thread's quiet flag, so that a repaired call
+/// with no subscriber pays for neither.
+#[inline]
+pub(crate) fn info_enabled() -> bool {
+    tracing::Level::INFO <= tracing::level_filters::STATIC_MAX_LEVEL
+        && tracing::Level::INFO <= tracing::level_filters::LevelFilter::current()
+}
+
 /// Records one repair of a call of `tool` (target `canon::repair`, INFO),
 /// unless the call is being bound [`quietly`].
 pub(crate) fn repair(tool: &str, repair: &Repair) {
-    if QUIET.with(Cell::get) {
+    if !info_enabled() || QUIET.with(Cell::get) {
         return;
     }
     tracing::info!(

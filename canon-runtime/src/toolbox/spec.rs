@@ -1007,6 +1007,9 @@ impl ToolSpec {
 
     #[inline(never)]
     pub(crate) fn trace_repairs(&self, repairs: &[Repair]) {
+        if !telemetry::info_enabled() {
+            return;
+        }
         for repair in repairs {
             self.trace_repair(repair);
         }

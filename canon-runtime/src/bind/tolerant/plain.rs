@@ -151,26 +151,40 @@ impl<'p> Wraps<'p> {
             };
             return wraps_string(self.plan, node, s) && self.record(pointer);
         }
-        // Below a member: searched for, one step a level of the plan.
+        // Below a member: searched for, one step a level of the plan. The
+        // pointer is written as the plan is followed, a declared name as
+        // the plan's token (escaped once, when the plan was compiled).
         let mut path = Steps::new();
         if !find(self.object, s, self.depth, &mut path) {
             return false;
         }
         let mut node = self.root;
+        let mut pointer = String::with_capacity(room(path.down()));
         for step in path.down() {
+            pointer.push('/');
             let id = match step {
                 Step::Key(key) => match node.member(key) {
-                    Member::Named(_, id) | Member::Additional(id, _) => id,
+                    Member::Named(token, id) => {
+                        pointer.push_str(token);
+                        id
+                    }
+                    Member::Additional(id, _) => {
+                        pointer.push_str(&escape(key));
+                        id
+                    }
                     Member::Skip => return false,
                 },
-                Step::Index(_) => match node.items {
-                    Some(id) => id,
+                Step::Index(i) => match node.items {
+                    Some(id) => {
+                        push_index(&mut pointer, i);
+                        id
+                    }
                     None => return false,
                 },
             };
             node = self.plan.node(id);
         }
-        wraps_string(self.plan, node, s) && self.record(self.pointer(path.down()))
+        wraps_string(self.plan, node, s) && self.record(Cow::Owned(pointer))
     }
 
     /// Records the repair at `pointer`: true.
@@ -192,15 +206,19 @@ impl<'p> Wraps<'p> {
     }
 }
 
-/// The pointer of `path`, written in one allocation.
-fn pointer_of<'v>(path: impl Iterator<Item = Step<'v>> + Clone) -> String {
-    // Room for every token, escaped (an escape doubles a character at
-    // most), so that it is written in one allocation.
-    let room = path.clone().map(|step| match step {
+/// Room for the pointer of `path` with every token escaped (an escape
+/// doubles a character at most), so that it is written in one allocation.
+fn room<'v>(path: impl Iterator<Item = Step<'v>>) -> usize {
+    path.map(|step| match step {
         Step::Key(key) => 1 + 2 * key.len(),
         Step::Index(_) => 21,
-    });
-    let mut pointer = String::with_capacity(room.sum());
+    })
+    .sum()
+}
+
+/// The pointer of `path`, written in one allocation.
+fn pointer_of<'v>(path: impl Iterator<Item = Step<'v>> + Clone) -> String {
+    let mut pointer = String::with_capacity(room(path.clone()));
     for step in path {
         pointer.push('/');
         match step {

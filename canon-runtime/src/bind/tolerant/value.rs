@@ -226,15 +226,17 @@ impl Look<'_> {
         let mut next = 0;
         members.iter().all(|(key, value)| {
             let name = node.names.find_next(key, &mut next);
-            if let (Some(masks), Some(index)) = (&node.branches, name.and_then(Name::known)) {
-                // One of several closed objects: this name narrows which,
-                // and the value of their tag does.
-                branches &= masks[index];
-                if let Some(tag) = node.tag.as_ref().filter(|tag| tag.index == index) {
-                    branches &= value.as_str().map_or(0, |value| tag.object_of(value));
-                }
-                if branches == 0 {
-                    return false;
+            if let Some(masks) = &node.branches {
+                if let Some(index) = name.and_then(Name::known) {
+                    // One of several closed objects: this name narrows
+                    // which, and the value of their tag does.
+                    branches &= masks[index];
+                    if let Some(tag) = node.tag.as_ref().filter(|tag| tag.index == index) {
+                        branches &= value.as_str().map_or(0, |value| tag.object_of(value));
+                    }
+                    if branches == 0 {
+                        return false;
+                    }
                 }
             }
             let id = match name.and_then(Name::node) {

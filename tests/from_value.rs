@@ -270,6 +270,111 @@ fn a_call_the_plan_checks_is_read_from_a_value_as_from_text() {
     }
 }
 
+/// One condition on issues, whose type checks its names.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Condition {
+    field: String,
+    op: Comparison,
+    values: Vec<String>,
+}
+
+/// How a condition compares.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum Comparison {
+    Eq,
+    Ne,
+}
+
+/// Which page, from a struct that ignores members it does not declare.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Window {
+    size: u32,
+    after: Option<String>,
+}
+
+/// Search the issues of a repository.
+#[tool]
+fn search(
+    repo: String,
+    conditions: Vec<Condition>,
+    window: Option<Window>,
+    by: std::collections::BTreeMap<String, Comparison>,
+) -> usize {
+    repo.len() + conditions.len() + window.map_or(0, |w| w.size as usize) + by.len()
+}
+
+#[test]
+fn a_call_whose_type_checks_the_plan_is_read_from_a_value_as_from_text() {
+    // The plan asserts closed objects and a list of strings, which the
+    // types were seen to check: the call is read plainly, without the
+    // look, and must answer as text does, forms serde takes and the schema
+    // does not admit included.
+    let valid = json!({
+        "repo": "r",
+        "conditions": [{"field": "f", "op": "eq", "values": ["a"]}, {"field": "g", "op": "ne", "values": []}],
+        "window": {"size": 10, "after": null},
+        "by": {"x": "eq"},
+    });
+    let with = |pointer: &str, value: Value| {
+        let mut call = valid.clone();
+        match call.pointer_mut(pointer) {
+            Some(slot) => *slot = value,
+            None => {
+                let (parent, key) = pointer.rsplit_once('/').unwrap();
+                call.pointer_mut(parent).unwrap()[key] = value;
+            }
+        }
+        call
+    };
+    let calls = [
+        valid.clone(),
+        with("/conditions/0/values", json!("a")),
+        with("/conditions/1/values", json!("z"))
+            .tap(|call| call["conditions"][0]["values"] = json!("y")),
+        with("/conditions/0/op", json!("neq")),
+        with("/conditions/0/op", json!("Eq")),
+        with("/conditions/0/op", json!({"eq": null})),
+        with("/conditions/0/op", json!(["eq"])),
+        with("/conditions/0/other", json!(1)),
+        with("/conditions/0", json!(["f", "eq", ["a"]])),
+        with("/window", json!([10, null])),
+        with("/window/more", json!(true)),
+        with("/window/size", json!("10")),
+        with("/window", json!(null)),
+        with("/by/y", json!("in")),
+        with("/by/y", json!({"ne": null})),
+        with("/extra", json!(1)),
+        with("/conditions/1/values", json!("x, y")),
+        with("/window/more", json!(true)).tap(|call| call["conditions"][1]["values"] = json!("z")),
+    ];
+    for call in &calls {
+        let (from_value, from_text) = answer(&Search, call);
+        assert_eq!(from_value, from_text, "{call}");
+    }
+    assert_eq!(answer(&Search, &calls[0]).0, "bound, repairs []");
+    assert_eq!(answer(&Search, &calls[12]).0, "bound, repairs []");
+    assert_eq!(
+        answer(&Search, &calls[1]).0,
+        r#"bound, repairs [("/conditions/0/values", ScalarToArray)]"#
+    );
+    assert_eq!(
+        answer(&Search, &calls[2]).0,
+        r#"bound, repairs [("/conditions/0/values", ScalarToArray), ("/conditions/1/values", ScalarToArray)]"#
+    );
+    for refused in [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17] {
+        assert!(
+            answer(&Search, &calls[refused]).0.starts_with("refused"),
+            "{}",
+            calls[refused]
+        );
+    }
+}
+
 /// Copy files between folders.
 #[tool]
 fn copy(
@@ -455,4 +560,85 @@ fn a_string_for_a_list_the_schema_bounds_is_bound_from_a_value_as_from_text() {
     );
     assert!(answer(&Pairs, &calls[1]).0.starts_with("refused"));
     assert!(answer(&Pairs, &calls[2]).0.starts_with("refused"));
+}
+
+mod edited {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A value a model might send anywhere: scalars, a listed or unlisted
+    /// string, a list of them, an object of one.
+    fn sent() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(json!(null)),
+            Just(json!(true)),
+            Just(json!(3)),
+            Just(json!(-1)),
+            Just(json!("eq")),
+            Just(json!("ne")),
+            Just(json!("x, y")),
+            Just(json!("")),
+            Just(json!("z")),
+            // Forms serde reads and the schema does not admit: a struct
+            // from an array of its fields, a unit variant from an object.
+            Just(json!([10, null])),
+            Just(json!(["f", "eq", ["a"]])),
+            Just(json!({"eq": null})),
+        ];
+        leaf.prop_recursive(2, 6, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                ("[a-z]{1,2}|size|after|op|field|values", inner).prop_map(|(k, v)| json!({ k: v })),
+            ]
+        })
+    }
+
+    /// Where to put it: a member of the call, of a condition, of the
+    /// window, of the map, or a whole condition or window.
+    fn at() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("/repo".to_owned()),
+            Just("/conditions/0".to_owned()),
+            Just("/window".to_owned()),
+            Just("/by".to_owned()),
+            "/conditions/[01]/(field|op|values|other)",
+            "/window/(size|after|more)",
+            "/by/[xy]",
+            "/[a-z]{1,5}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// A call whose type checks the plan, with one or two edits: from a
+        /// `Value`, read plainly, it answers as the same call as text.
+        #[test]
+        fn an_edited_call_answers_from_a_value_as_from_text(
+            edits in prop::collection::vec((at(), sent()), 1..3)
+        ) {
+            let mut call = json!({
+                "repo": "r",
+                "conditions": [{"field": "f", "op": "eq", "values": ["a"]}, {"field": "g", "op": "ne", "values": []}],
+                "window": {"size": 10, "after": null},
+                "by": {"x": "eq"},
+            });
+            for (pointer, value) in edits {
+                let (parent, key) = pointer.rsplit_once('/').unwrap();
+                match call.pointer_mut(parent) {
+                    Some(Value::Object(members)) => {
+                        members.insert(key.to_owned(), value);
+                    }
+                    Some(Value::Array(items)) => {
+                        if let Some(item) = key.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
+                            *item = value;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let (from_value, from_text) = answer(&Search, &call);
+            prop_assert_eq!(from_value, from_text, "{}", call);
+        }
+    }
 }

@@ -658,6 +658,22 @@ impl Assert {
         }
     }
 
+    /// When all this asserts is that a value here is one of a list of
+    /// strings (a unit-only `enum`, perhaps beside `null`): those strings.
+    pub(crate) fn names_only(&self) -> Option<impl Iterator<Item = &str>> {
+        let names = self.names.as_ref()?;
+        let [rules] = &self.alternatives[..] else {
+            return None;
+        };
+        let only_strings = rules.types == ty::STRING
+            && rules
+                .values
+                .as_ref()
+                .is_some_and(|values| values.iter().all(Value::is_string));
+        (only_strings && self.free & !ty::NULL == 0)
+            .then(|| names.texts.iter().map(|(_, _, text)| &**text))
+    }
+
     /// True when every type admitted here with an assertion is also
     /// admitted without one: nothing to check.
     pub(crate) fn is_vacuous(&self) -> bool {

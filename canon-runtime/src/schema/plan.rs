@@ -419,6 +419,21 @@ pub struct Plan {
     /// Binding plans of a schema derived from the target type: see
     /// [`Plan::typed_depth`].
     typed_depth: Option<u32>,
+    /// Binding plans of a schema derived from the target type without a
+    /// typed depth: see [`Plan::vouchable`].
+    vouchable: Option<Box<Vouchable>>,
+}
+
+/// What a type must be seen to check for a plan to be read as a typed one
+/// ([`Plan::vouchable`]).
+#[derive(Debug)]
+pub(crate) struct Vouchable {
+    /// The most arrays and objects a value the type accepts can nest (the
+    /// root counted).
+    pub(crate) depth: u32,
+    /// The closed objects below the root and the positions that assert a
+    /// list of strings, the only positions that assert more than types.
+    pub(crate) nodes: Box<[NodeId]>,
 }
 
 impl Plan {
@@ -558,6 +573,17 @@ impl Plan {
         self.typed_depth
     }
 
+    /// For the binding plan of a schema derived from its target type that
+    /// has no [typed depth](Plan::typed_depth) only because objects below
+    /// the root are closed and some positions assert a list of strings (a
+    /// unit-only `enum`): those positions, and the depth the plan would
+    /// have if the type were known to check them itself. No union of
+    /// objects, no other assertion, no 32-bit float, nothing nesting into
+    /// itself.
+    pub(crate) fn vouchable(&self) -> Option<&Vouchable> {
+        self.vouchable.as_deref()
+    }
+
     /// True when an object below the root has members of its own in the
     /// plan (a nested struct or map): a `#[tool]`'s arguments from a
     /// `Value` are then looked at before serde reads them plainly, which
@@ -573,6 +599,23 @@ impl Plan {
     /// [`Plan::typed_depth`], computed: one visit of each node reachable
     /// from the root, without recursion (a chain of `$ref`s may be long).
     fn compute_typed_depth(&self) -> Option<u32> {
+        self.depth_taking(None)
+    }
+
+    /// [`Plan::vouchable`], computed.
+    fn compute_vouchable(&self) -> Option<Box<Vouchable>> {
+        let mut nodes = Vec::new();
+        let depth = self.depth_taking(Some(&mut nodes))?;
+        Some(Box::new(Vouchable {
+            depth,
+            nodes: nodes.into(),
+        }))
+    }
+
+    /// The typed depth, or with `vouched`, the depth were closed objects
+    /// below the root and lists of strings checked by the type: those
+    /// positions are then pushed there.
+    fn depth_taking(&self, mut vouched: Option<&mut Vec<NodeId>>) -> Option<u32> {
         let Some(root) = self.root else {
             // Nothing guarded: no array or object anywhere but the root.
             return Some(1);
@@ -587,10 +630,21 @@ impl Plan {
             let (id, next) = *top;
             top.1 += 1;
             let node = self.node(id);
-            if next == 0
-                && (node.assert.is_some() || node.float32 || (node.known.is_some() && id != root))
-            {
-                return None;
+            if next == 0 {
+                let closed = node.known.is_some() && id != root;
+                let listed = node.assert.is_some();
+                if node.float32 || ((closed || listed) && vouched.is_none()) {
+                    return None;
+                }
+                if let Some(nodes) = vouched.as_deref_mut() {
+                    let names_only = node.assert.as_ref().map(|a| a.names_only().is_some());
+                    if node.branches.is_some() || names_only == Some(false) || (closed && listed) {
+                        return None;
+                    }
+                    if closed || listed {
+                        nodes.push(id);
+                    }
+                }
             }
             let child = match next {
                 i if i < node.properties.len() => Some(node.properties[i].id),
@@ -1137,6 +1191,9 @@ impl<'s> Compiler<'s> {
         let mut plan = builder.prune(root);
         if self.guard && self.derived {
             plan.typed_depth = plan.compute_typed_depth();
+            if plan.typed_depth.is_none() {
+                plan.vouchable = plan.compute_vouchable();
+            }
         }
         plan
     }
@@ -1474,6 +1531,7 @@ impl<'r> Builder<'r> {
             root: relevant[root as usize].then_some(root),
             nodes: self.nodes,
             typed_depth: None,
+            vouchable: None,
         }
     }
 }

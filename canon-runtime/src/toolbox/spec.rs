@@ -17,7 +17,8 @@ use crate::bind::policy::Policy;
 use crate::bind::telemetry;
 use crate::bind::text;
 use crate::bind::tolerant::{
-    read_object, read_value, vouches_wrapping, BindArgs, Ctx, Mode, Object, Wraps, MAX_SEARCHES,
+    read_object, read_value, vouch, vouches_wrapping, BindArgs, Ctx, Mode, Object, ReadPlain,
+    Wraps, MAX_SEARCHES,
 };
 use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::feedback::BindError;
@@ -52,7 +53,9 @@ pub struct ToolSpec {
     schema: Value,
     plan: Plan,
     /// The plan slot of each top-level field of a `#[tool]` arguments struct.
-    fields: OnceLock<(TypeId, Box<[Option<u32>]>)>,
+    /// And whether the type was seen to check what the plan asserts
+    /// beyond types ([`vouch`]).
+    fields: OnceLock<Routes>,
     /// [`Plan::nested_objects`].
     look_first: bool,
     output_schema: Option<Value>,
@@ -449,22 +452,44 @@ impl ToolSpec {
     /// The plan slot of each top-level field of `A`, computed once.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn slots<A: BindArgs>(&self) -> &[Option<u32>] {
-        self.slots_of(TypeId::of::<A>(), A::FIELDS)
+        self.routes::<A>().0
     }
 
-    /// [`slots`](Self::slots), compiled once.
+    /// [`slots`](Self::slots), and whether `A` was seen to check what the
+    /// plan asserts beyond types ([`vouch`]), computed once.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn routes<A: BindArgs>(&self) -> (&[Option<u32>], bool) {
+        self.routes_of(TypeId::of::<A>(), A::FIELDS, A::POINTERS, read_plain::<A>)
+    }
+
+    /// Whether `A` was seen to check what the plan asserts beyond types.
+    #[cfg(test)]
+    pub(crate) fn vouched<A: BindArgs>(&self) -> bool {
+        self.routes::<A>().1
+    }
+
+    /// [`routes`](Self::routes), compiled once.
     #[inline]
-    fn slots_of(&self, of: TypeId, fields: &'static [&'static str]) -> &[Option<u32>] {
-        let (owner, slots) = self
-            .fields
-            .get_or_init(|| (of, self.plan.field_slots(fields)));
+    fn routes_of(
+        &self,
+        of: TypeId,
+        fields: &'static [&'static str],
+        pointers: &'static [&'static str],
+        read: ReadPlain,
+    ) -> (&[Option<u32>], bool) {
+        let (owner, slots, vouched) = self.fields.get_or_init(|| {
+            let slots = self.plan.field_slots(fields);
+            let vouched = self.plan.vouchable().is_some()
+                && vouch(&self.plan, &self.schema, fields, pointers, &slots, read);
+            (of, slots, vouched)
+        });
         // One spec serves one arguments type; asked for another type's
         // fields, it routes nothing by index and every field deserializes as
         // serde would, untouched.
         if *owner == of {
-            slots
+            (slots, *vouched)
         } else {
-            &[]
+            (&[], false)
         }
     }
 
@@ -577,12 +602,21 @@ impl ToolSpec {
         names: &'static [&'static str],
         pointers: &'static [&'static str],
         slots: &'v [Option<u32>],
+        vouched: bool,
     ) -> Option<PlainRead<'v>> {
         let Value::Object(object) = value else {
             return None;
         };
         let depth = match self.reads_typed() {
             Some(depth) => depth,
+            None if vouched => match self.reads_vouched() {
+                Some(depth) => {
+                    let wraps = Wraps::new(&self.plan, names, pointers, slots, object, depth)
+                        .map(|wraps| wraps.vouched(None));
+                    return Some(PlainRead { object, wraps });
+                }
+                None => return None,
+            },
             None => match self.looks_first(value) {
                 // Nothing to wrap: the plain read alone.
                 Some(0) => {
@@ -618,6 +652,15 @@ impl ToolSpec {
     #[cfg_attr(not(debug_assertions), inline)]
     fn reads_typed(&self) -> Option<usize> {
         let depth = self.plan.typed_depth()? as usize;
+        (depth <= self.limits.max_depth).then_some(depth)
+    }
+
+    /// Otherwise, for an arguments type seen to check what the plan
+    /// asserts beyond types ([`vouch`]), the depth it would have as typed,
+    /// when within the bound.
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn reads_vouched(&self) -> Option<usize> {
+        let depth = self.plan.vouchable()?.depth as usize;
         (depth <= self.limits.max_depth).then_some(depth)
     }
 
@@ -1213,7 +1256,8 @@ impl<A: BindArgs> First<A> for Slot<A, Routed<'_>> {
     /// is read plainly.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn first(&self, spec: &ToolSpec, value: &Value) -> Option<Result<Bound<A>, BindError>> {
-        let read = spec.plain_read(value, A::FIELDS, A::POINTERS, spec.slots::<A>())?;
+        let (slots, vouched) = spec.routes::<A>();
+        let read = spec.plain_read(value, A::FIELDS, A::POINTERS, slots, vouched)?;
         match read_object::<A>(read.object, read.wraps.as_ref()) {
             Ok(args) => Some(match spec.read_repairs(read.wraps) {
                 Ok(repairs) => Ok(Bound::new(args, repairs)),
@@ -1222,6 +1266,16 @@ impl<A: BindArgs> First<A> for Slot<A, Routed<'_>> {
             Err(_) => None,
         }
     }
+}
+
+/// A `#[tool]` arguments type, the plan slot of each of its top-level
+/// fields, and whether it was seen to check what the plan asserts beyond
+/// types ([`vouch`]).
+type Routes = (TypeId, Box<[Option<u32>]>, bool);
+
+/// A plain read of `A` from `object` ([`ReadPlain`]), for [`vouch`].
+fn read_plain<A: BindArgs>(object: &serde_json::Map<String, Value>, wraps: &Wraps<'_>) -> bool {
+    read_object::<A>(object, Some(wraps)).is_ok()
 }
 
 /// The schema schemars generates for `T` (draft 2020-12), as published:

@@ -30,6 +30,7 @@ mod plain;
 #[cfg(test)]
 pub(crate) mod tests;
 mod value;
+mod vouch;
 
 pub(crate) use ctx::{Ctx, Mode};
 pub use fields::{BindArgs, Fields, ProbeError};
@@ -38,3 +39,4 @@ pub(crate) use value::read as read_value;
 #[cfg(test)]
 use value::vouches;
 pub(crate) use value::vouches_wrapping;
+pub(crate) use vouch::{vouch, ReadPlain};

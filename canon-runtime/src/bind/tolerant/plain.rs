@@ -76,6 +76,24 @@ pub(crate) struct Wraps<'p> {
     /// adapter, whose walk is linear in the call whatever it holds.
     searches: Cell<usize>,
     repairs: RefCell<Vec<Repair>>,
+    /// The plan is read as typed because the type was seen to check what
+    /// it asserts beyond types ([`vouch`](super::vouch)): the forms serde
+    /// reads that the schema does not admit are refused here (a struct
+    /// from an array, a unit variant from an object, a member a struct
+    /// ignores).
+    vouched: bool,
+    /// While the type is seen ([`vouch`](super::vouch)): each struct and
+    /// `enum` read, where it was read and the names it reads.
+    seen: Option<&'p RefCell<Vec<Seen>>>,
+}
+
+/// A struct or an `enum` read by the type ([`Wraps::seen`]): the address
+/// of its value in the call, and the names the type reads there (every
+/// field or variant name and alias serde's derive passes).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Seen {
+    pub(crate) at: usize,
+    pub(crate) names: &'static [&'static str],
 }
 
 /// How many strings one plain read looks for in the call.
@@ -112,7 +130,27 @@ impl<'p> Wraps<'p> {
             pointers,
             searches: Cell::new(0),
             repairs: RefCell::new(Vec::new()),
+            vouched: false,
+            seen: None,
         })
+    }
+
+    /// The same plan, read as typed because the type was seen to check
+    /// what the plan asserts beyond types; with `seen`, while it is seen.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn vouched(mut self, seen: Option<&'p RefCell<Vec<Seen>>>) -> Self {
+        self.vouched = true;
+        self.seen = seen;
+        self
+    }
+
+    /// Notes that the type read a struct or an `enum` from `value` with
+    /// `names`, while it is seen.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn saw(&self, value: &Value, names: &'static [&'static str]) {
+        if let Some(seen) = self.seen {
+            note(seen, value, names);
+        }
     }
 
     /// The repairs made, in the order the call was read.
@@ -204,6 +242,29 @@ impl<'p> Wraps<'p> {
     fn pointer<'v>(&self, path: impl Iterator<Item = Step<'v>> + Clone) -> Cow<'static, str> {
         Cow::Owned(pointer_of(path))
     }
+}
+
+/// [`Wraps::saw`], out of the read's way.
+#[cold]
+#[inline(never)]
+fn note(seen: &RefCell<Vec<Seen>>, value: &Value, names: &'static [&'static str]) {
+    seen.borrow_mut().push(Seen {
+        at: value as *const Value as usize,
+        names,
+    });
+}
+
+/// Whether a read of a call is of a vouched plan ([`Wraps::vouched`]).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn vouched(wraps: Option<&Wraps<'_>>) -> bool {
+    wraps.is_some_and(|wraps| wraps.vouched)
+}
+
+/// What a vouched read refuses: a form the schema does not admit.
+#[cold]
+#[inline(never)]
+fn unadmitted() -> serde_json::Error {
+    serde::de::Error::custom("canon: a form the schema does not admit")
 }
 
 /// Room for the pointer of `path` with every token escaped (an escape
@@ -444,8 +505,36 @@ impl<'de> serde::Deserializer<'de> for ValueRef<'de, '_> {
         deserialize_newtype_struct(name: &'static str);
         deserialize_tuple(len: usize);
         deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-        deserialize_identifier(); deserialize_ignored_any();
+        deserialize_identifier();
+    }
+
+    /// As serde_json, but a vouched read takes a variant from a string
+    /// alone (the schema says string), and notes the variants while the
+    /// type is seen.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        if let Some(wraps) = self.wraps.filter(|wraps| wraps.vouched) {
+            if !self.value.is_string() {
+                return Err(unadmitted());
+            }
+            wraps.saw(self.value, variants);
+        }
+        self.value.deserialize_enum(name, variants, visitor)
+    }
+
+    /// As serde_json, but a vouched read refuses a value the type ignores:
+    /// the member of a closed object the struct does not read.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        if vouched(self.wraps) {
+            return Err(unadmitted());
+        }
+        self.value.deserialize_ignored_any(visitor)
     }
 
     /// As serde_json: `null` is none, anything else is read again here.
@@ -486,8 +575,16 @@ impl<'de> serde::Deserializer<'de> for ValueRef<'de, '_> {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         match self.value {
+            // The schema says object: a vouched read refuses the array
+            // serde would read a struct from.
+            Value::Array(_) if vouched(self.wraps) => Err(unadmitted()),
             Value::Array(items) => visit_items(items, self.wraps, visitor),
-            Value::Object(members) => visit_members(members, self.wraps, visitor),
+            Value::Object(members) => {
+                if let Some(wraps) = self.wraps {
+                    wraps.saw(self.value, fields);
+                }
+                visit_members(members, self.wraps, visitor)
+            }
             value => value.deserialize_struct(name, fields, visitor),
         }
     }

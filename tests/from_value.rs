@@ -501,6 +501,40 @@ fn cube(cube: Lists) -> usize {
     cube.len()
 }
 
+/// Nine lists deep.
+type Nine = Vec<Vec<Vec<Vec<Vec<Vec<Vec<Vec<Vec<String>>>>>>>>>;
+
+/// Stack names nine lists deep.
+#[tool]
+fn stack(stack: Nine, rows: Vec<Vec<String>>) -> usize {
+    stack.len() + rows.len()
+}
+
+#[test]
+fn a_string_eight_lists_deep_is_bound_from_a_value_with_its_pointer() {
+    // Two strings in one list eight lists deep, and one at a parameter's
+    // list of lists: each found in the call, with its pointer.
+    let nest = |lists: usize, inner: Value| (0..lists).fold(inner, |inner, _| json!([inner]));
+    let call = json!({
+        "rows": [["a"], "b"],
+        "stack": nest(7, json!([["x"], "y", ["z"], "w"])),
+    });
+    let (from_value, from_text) = answer(&Stack, &call);
+    assert_eq!(from_value, from_text);
+    let pointers: Vec<_> = Stack
+        .bind(&call)
+        .unwrap()
+        .repairs
+        .into_iter()
+        .map(|r| r.pointer.into_owned())
+        .collect();
+    assert_eq!(
+        pointers,
+        ["/rows/1", "/stack/0/0/0/0/0/0/0/1", "/stack/0/0/0/0/0/0/0/3"],
+        "{call}"
+    );
+}
+
 #[test]
 fn a_string_deep_below_a_parameter_is_bound_from_a_value_with_its_whole_pointer() {
     let nest = |lists: usize, inner: Value| (0..lists).fold(inner, |inner, _| json!([inner]));

@@ -297,6 +297,18 @@ struct Window {
     after: Option<String>,
 }
 
+/// The order of results: documented variants, which the schema lists as
+/// one `const` each.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum Order {
+    /// Oldest first.
+    Asc,
+    /// Newest first.
+    Desc,
+}
+
 /// Search the issues of a repository.
 #[tool]
 fn search(
@@ -304,8 +316,10 @@ fn search(
     conditions: Vec<Condition>,
     window: Option<Window>,
     by: std::collections::BTreeMap<String, Comparison>,
+    order: Option<Order>,
 ) -> usize {
-    repo.len() + conditions.len() + window.map_or(0, |w| w.size as usize) + by.len()
+    let order = order.map_or(0, |order| order as usize);
+    repo.len() + conditions.len() + window.map_or(0, |w| w.size as usize) + by.len() + order
 }
 
 #[test]
@@ -351,6 +365,10 @@ fn a_call_whose_type_checks_the_plan_is_read_from_a_value_as_from_text() {
         with("/extra", json!(1)),
         with("/conditions/1/values", json!("x, y")),
         with("/window/more", json!(true)).tap(|call| call["conditions"][1]["values"] = json!("z")),
+        with("/order", json!("desc")),
+        with("/order", json!("Desc")),
+        with("/order", json!({"asc": null})),
+        with("/order", json!(["asc"])),
     ];
     for call in &calls {
         let (from_value, from_text) = answer(&Search, call);
@@ -366,7 +384,8 @@ fn a_call_whose_type_checks_the_plan_is_read_from_a_value_as_from_text() {
         answer(&Search, &calls[2]).0,
         r#"bound, repairs [("/conditions/0/values", ScalarToArray), ("/conditions/1/values", ScalarToArray)]"#
     );
-    for refused in [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17] {
+    assert_eq!(answer(&Search, &calls[18]).0, "bound, repairs []");
+    for refused in [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 19, 20, 21] {
         assert!(
             answer(&Search, &calls[refused]).0.starts_with("refused"),
             "{}",
@@ -530,7 +549,11 @@ fn a_string_eight_lists_deep_is_bound_from_a_value_with_its_pointer() {
         .collect();
     assert_eq!(
         pointers,
-        ["/rows/1", "/stack/0/0/0/0/0/0/0/1", "/stack/0/0/0/0/0/0/0/3"],
+        [
+            "/rows/1",
+            "/stack/0/0/0/0/0/0/0/1",
+            "/stack/0/0/0/0/0/0/0/3"
+        ],
         "{call}"
     );
 }
@@ -610,6 +633,7 @@ mod edited {
             Just(json!(-1)),
             Just(json!("eq")),
             Just(json!("ne")),
+            Just(json!("asc")),
             Just(json!("x, y")),
             Just(json!("")),
             Just(json!("z")),
@@ -638,6 +662,7 @@ mod edited {
             "/conditions/[01]/(field|op|values|other)",
             "/window/(size|after|more)",
             "/by/[xy]",
+            Just("/order".to_owned()),
             "/[a-z]{1,5}",
         ]
     }

@@ -659,19 +659,34 @@ impl Assert {
     }
 
     /// When all this asserts is that a value here is one of a list of
-    /// strings (a unit-only `enum`, perhaps beside `null`): those strings.
-    pub(crate) fn names_only(&self) -> Option<impl Iterator<Item = &str>> {
-        let names = self.names.as_ref()?;
-        let [rules] = &self.alternatives[..] else {
+    /// distinct strings (a unit-only `enum`, as one `enum` or as a `const`
+    /// for each variant, perhaps beside `null`): those strings.
+    pub(crate) fn names_only(&self) -> Option<Vec<&str>> {
+        if self.free & !ty::NULL != 0 || self.alternatives.is_empty() {
             return None;
-        };
-        let only_strings = rules.types == ty::STRING
-            && rules
-                .values
-                .as_ref()
-                .is_some_and(|values| values.iter().all(Value::is_string));
-        (only_strings && self.free & !ty::NULL == 0)
-            .then(|| names.texts.iter().map(|(_, _, text)| &**text))
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for rules in &self.alternatives {
+            let values = rules.values.as_ref()?;
+            let only_strings = rules.types == ty::STRING
+                && !rules.unsure
+                && rules.excluded.is_empty()
+                && rules.min_length.is_none()
+                && rules.max_length.is_none()
+                && rules.string.is_none();
+            if !only_strings {
+                return None;
+            }
+            for value in values {
+                let name = value.as_str()?;
+                // A string two alternatives list is refused by `oneOf`.
+                if names.contains(&name) {
+                    return None;
+                }
+                names.push(name);
+            }
+        }
+        Some(names)
     }
 
     /// True when every type admitted here with an assertion is also

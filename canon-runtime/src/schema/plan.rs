@@ -1873,6 +1873,51 @@ mod tests {
     }
 
     #[test]
+    fn closed_objects_and_lists_of_strings_alone_may_be_vouched_for() {
+        let vouchable = |member: serde_json::Value| {
+            let schema = json!({
+                "type": "object",
+                "properties": {"m": member},
+                "additionalProperties": false
+            });
+            let plan = Plan::binding(&schema, true);
+            plan.vouchable().map(|v| (v.depth, v.nodes.len()))
+        };
+        let listed = |names: &[&str]| {
+            let branches: Vec<_> = names
+                .iter()
+                .map(|n| json!({"type": "string", "const": n}))
+                .collect();
+            json!({ "oneOf": branches })
+        };
+        assert_eq!(
+            vouchable(json!({"type": "string", "enum": ["a", "b"]})),
+            Some((2, 1))
+        );
+        assert_eq!(vouchable(listed(&["a", "b"])), Some((2, 1)));
+        // `oneOf` refuses a string two branches list; serde would not.
+        assert_eq!(vouchable(listed(&["a", "a"])), None);
+        assert_eq!(
+            vouchable(json!({"type": "string", "enum": ["a"], "minLength": 1})),
+            None
+        );
+        assert_eq!(
+            vouchable(json!({
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"x": {"type": "string", "enum": ["a"]}},
+                    "additionalProperties": false
+                }
+            })),
+            Some((4, 2))
+        );
+        assert_eq!(vouchable(json!({"type": "integer", "minimum": 3})), None);
+        // Types alone: typed, nothing to vouch for.
+        assert_eq!(vouchable(json!({"type": "string"})), None);
+    }
+
+    #[test]
     fn what_only_the_plan_checks_leaves_no_typed_depth() {
         let with = |member: serde_json::Value| {
             typed(json!({

@@ -188,7 +188,7 @@ fn reads_names(plan: &Plan, position: &Position, seen: &[Seen]) -> bool {
         same_names(seen.names, known.iter().map(|name| &**name))
     } else {
         match node.assert.as_ref().and_then(|assert| assert.names_only()) {
-            Some(names) => same_names(seen.names, names),
+            Some(names) => same_names(seen.names, names.into_iter()),
             None => false,
         }
     }
@@ -273,9 +273,16 @@ fn example(root: &Value, schema: &Value, depth: usize) -> Option<Value> {
     }
     for union in ["anyOf", "oneOf"] {
         if let Some(branches) = schema.get(union) {
-            let mut branches = branches.as_array()?.iter().filter(|b| !is_null(b));
-            return match (branches.next(), branches.next()) {
-                (Some(branch), None) => example(root, branch, depth + 1),
+            let branches: Vec<&Value> = branches
+                .as_array()?
+                .iter()
+                .filter(|b| !is_null(b))
+                .collect();
+            let constants = branches.iter().all(|b| b.get("const").is_some());
+            return match branches[..] {
+                [branch] => example(root, branch, depth + 1),
+                // A unit-only `enum` whose variants are documented.
+                [first, ..] if constants => example(root, first, depth + 1),
                 _ => None,
             };
         }
@@ -470,8 +477,21 @@ mod tests {
 
     args!(Listed { listed: Skipping });
 
+    /// Variants with documentation: schemars writes each as a `const`.
+    #[derive(Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    enum Documented {
+        /// The first.
+        First,
+        /// The second.
+        Second,
+    }
+
+    args!(Docs { docs: Documented, more: Option<Vec<Documented>> });
+
     #[test]
     fn a_type_that_checks_its_names_and_variants_is_vouched_for() {
+        assert_eq!(seen::<Docs>(), (true, true));
         assert_eq!(seen::<Query>(), (true, true));
         // A skipped field is in neither the schema nor the names read.
         assert_eq!(seen::<Listed>(), (true, true));

@@ -141,6 +141,11 @@ impl Path<'_> {
 /// under an array builds one of these per call).
 #[inline]
 pub(crate) fn push_index(out: &mut String, mut index: usize) {
+    // Most indices a model sends are one digit.
+    if index < 10 {
+        out.push(char::from(b'0' + index as u8));
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {

@@ -197,7 +197,7 @@ impl<'p> Wraps<'p> {
             return false;
         }
         let mut node = self.root;
-        let mut pointer = String::with_capacity(room(path.down()));
+        let mut pointer = String::with_capacity(path.room);
         for step in path.down() {
             pointer.push('/');
             let id = match step {
@@ -267,19 +267,19 @@ fn unadmitted() -> serde_json::Error {
     serde::de::Error::custom("canon: a form the schema does not admit")
 }
 
-/// Room for the pointer of `path` with every token escaped (an escape
-/// doubles a character at most), so that it is written in one allocation.
-fn room<'v>(path: impl Iterator<Item = Step<'v>>) -> usize {
-    path.map(|step| match step {
+/// Room for the pointer step `step` with its key escaped (an escape
+/// doubles a character at most), so that a pointer is written in one
+/// allocation.
+fn room(step: Step<'_>) -> usize {
+    match step {
         Step::Key(key) => 1 + 2 * key.len(),
         Step::Index(_) => 21,
-    })
-    .sum()
+    }
 }
 
 /// The pointer of `path`, written in one allocation.
 fn pointer_of<'v>(path: impl Iterator<Item = Step<'v>> + Clone) -> String {
-    let mut pointer = String::with_capacity(room(path.clone()));
+    let mut pointer = String::with_capacity(path.clone().map(room).sum());
     for step in path {
         pointer.push('/');
         match step {
@@ -306,6 +306,8 @@ const INLINE_STEPS: usize = 8;
 struct Steps<'v> {
     inline: [Step<'v>; INLINE_STEPS],
     len: usize,
+    /// Room for the pointer of the steps ([`room`]).
+    room: usize,
     /// The steps past the first [`INLINE_STEPS`].
     more: Vec<Step<'v>>,
 }
@@ -315,11 +317,13 @@ impl<'v> Steps<'v> {
         Steps {
             inline: [Step::Index(0); INLINE_STEPS],
             len: 0,
+            room: 0,
             more: Vec::new(),
         }
     }
 
     fn push(&mut self, step: Step<'v>) {
+        self.room += room(step);
         match self.inline.get_mut(self.len) {
             Some(slot) => *slot = step,
             None => self.more.push(step),

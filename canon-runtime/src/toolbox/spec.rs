@@ -459,7 +459,14 @@ impl ToolSpec {
     /// plan asserts beyond types ([`vouch`]), computed once.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn routes<A: BindArgs>(&self) -> (&[Option<u32>], bool) {
-        self.routes_of(TypeId::of::<A>(), A::FIELDS, A::POINTERS, read_plain::<A>)
+        let args = const {
+            &ArgsOf {
+                fields: A::FIELDS,
+                pointers: A::POINTERS,
+                read: read_plain::<A>,
+            }
+        };
+        self.routes_of(TypeId::of::<A>(), args)
     }
 
     /// Whether `A` was seen to check what the plan asserts beyond types.
@@ -470,17 +477,18 @@ impl ToolSpec {
 
     /// [`routes`](Self::routes), compiled once.
     #[inline]
-    fn routes_of(
-        &self,
-        of: TypeId,
-        fields: &'static [&'static str],
-        pointers: &'static [&'static str],
-        read: ReadPlain,
-    ) -> (&[Option<u32>], bool) {
+    fn routes_of(&self, of: TypeId, args: &'static ArgsOf) -> (&[Option<u32>], bool) {
         let (owner, slots, vouched) = self.fields.get_or_init(|| {
-            let slots = self.plan.field_slots(fields);
+            let slots = self.plan.field_slots(args.fields);
             let vouched = self.plan.vouchable().is_some()
-                && vouch(&self.plan, &self.schema, fields, pointers, &slots, read);
+                && vouch(
+                    &self.plan,
+                    &self.schema,
+                    args.fields,
+                    args.pointers,
+                    &slots,
+                    args.read,
+                );
             (of, slots, vouched)
         });
         // One spec serves one arguments type; asked for another type's
@@ -1272,6 +1280,17 @@ impl<A: BindArgs> First<A> for Slot<A, Routed<'_>> {
 /// fields, and whether it was seen to check what the plan asserts beyond
 /// types ([`vouch`]).
 type Routes = (TypeId, Box<[Option<u32>]>, bool);
+
+/// What [`ToolSpec::routes`] needs of a `#[tool]` arguments type, in one
+/// constant per type (one argument to pass, not three).
+struct ArgsOf {
+    /// [`BindArgs::FIELDS`].
+    fields: &'static [&'static str],
+    /// [`BindArgs::POINTERS`].
+    pointers: &'static [&'static str],
+    /// The type's plain read, for [`vouch`].
+    read: ReadPlain,
+}
 
 /// A plain read of `A` from `object` ([`ReadPlain`]), for [`vouch`].
 fn read_plain<A: BindArgs>(object: &serde_json::Map<String, Value>, wraps: &Wraps<'_>) -> bool {

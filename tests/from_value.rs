@@ -37,6 +37,20 @@ fn grid(rows: Vec<Vec<String>>) -> usize {
     rows.len()
 }
 
+/// `call` with `value` at `pointer`: in place of what is there, or as a
+/// new member of the object the pointer's parent names.
+fn edited(call: &Value, pointer: &str, value: Value) -> Value {
+    let mut call = call.clone();
+    match call.pointer_mut(pointer) {
+        Some(slot) => *slot = value,
+        None => {
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            call.pointer_mut(parent).unwrap()[key] = value;
+        }
+    }
+    call
+}
+
 /// What a bind of `args` answered: the repairs' pointers and rules, or the
 /// violations' pointers, kinds and messages.
 fn answer<T: Tool>(tool: &T, args: &Value) -> (String, String) {
@@ -214,17 +228,7 @@ fn a_call_the_plan_checks_is_read_from_a_value_as_from_text() {
         "filters": [{"field": "f", "op": "eq", "values": ["a"]}, {"field": "g", "op": "ne", "values": []}],
         "page": {"size": 10, "after": null},
     });
-    let with = |pointer: &str, value: Value| {
-        let mut call = valid.clone();
-        match call.pointer_mut(pointer) {
-            Some(slot) => *slot = value,
-            None => {
-                let (parent, key) = pointer.rsplit_once('/').unwrap();
-                call.pointer_mut(parent).unwrap()[key] = value;
-            }
-        }
-        call
-    };
+    let with = |pointer: &str, value: Value| edited(&valid, pointer, value);
     let calls = [
         valid.clone(),
         with("/ids", json!([1, 2])),
@@ -334,17 +338,7 @@ fn a_call_whose_type_checks_the_plan_is_read_from_a_value_as_from_text() {
         "window": {"size": 10, "after": null},
         "by": {"x": "eq"},
     });
-    let with = |pointer: &str, value: Value| {
-        let mut call = valid.clone();
-        match call.pointer_mut(pointer) {
-            Some(slot) => *slot = value,
-            None => {
-                let (parent, key) = pointer.rsplit_once('/').unwrap();
-                call.pointer_mut(parent).unwrap()[key] = value;
-            }
-        }
-        call
-    };
+    let with = |pointer: &str, value: Value| edited(&valid, pointer, value);
     let calls = [
         valid.clone(),
         with("/conditions/0/values", json!("a")),
@@ -619,7 +613,7 @@ fn a_string_for_a_list_the_schema_bounds_is_bound_from_a_value_as_from_text() {
     assert!(answer(&Pairs, &calls[2]).0.starts_with("refused"));
 }
 
-mod edited {
+mod random_edits {
     use super::*;
     use proptest::prelude::*;
 

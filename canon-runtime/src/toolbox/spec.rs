@@ -615,16 +615,9 @@ impl ToolSpec {
         let Value::Object(object) = value else {
             return None;
         };
-        let depth = match self.reads_typed() {
-            Some(depth) => depth,
-            None if vouched => match self.reads_vouched() {
-                Some(depth) => {
-                    let wraps = Wraps::new(&self.plan, names, pointers, slots, object, depth)
-                        .map(|wraps| wraps.vouched(None));
-                    return Some(PlainRead { object, wraps });
-                }
-                None => return None,
-            },
+        let (depth, vouched) = match self.reads_typed() {
+            Some(depth) => (depth, false),
+            None if vouched => (self.reads_vouched()?, true),
             None => match self.looks_first(value) {
                 // Nothing to wrap: the plain read alone.
                 Some(0) => {
@@ -633,11 +626,16 @@ impl ToolSpec {
                         wraps: None,
                     })
                 }
-                Some(_) => self.limits.max_depth,
+                Some(_) => (self.limits.max_depth, false),
                 None => return None,
             },
         };
         let wraps = Wraps::new(&self.plan, names, pointers, slots, object, depth);
+        let wraps = if vouched {
+            wraps.map(|wraps| wraps.vouched(None))
+        } else {
+            wraps
+        };
         Some(PlainRead { object, wraps })
     }
 
@@ -659,7 +657,13 @@ impl ToolSpec {
     /// The typed depth, then.
     #[cfg_attr(not(debug_assertions), inline)]
     fn reads_typed(&self) -> Option<usize> {
-        let depth = self.plan.typed_depth()? as usize;
+        self.within_depth(self.plan.typed_depth()?)
+    }
+
+    /// `depth`, when it is within the bound on nesting.
+    #[cfg_attr(not(debug_assertions), inline)]
+    fn within_depth(&self, depth: u32) -> Option<usize> {
+        let depth = depth as usize;
         (depth <= self.limits.max_depth).then_some(depth)
     }
 
@@ -668,8 +672,7 @@ impl ToolSpec {
     /// when within the bound.
     #[cfg_attr(not(debug_assertions), inline)]
     fn reads_vouched(&self) -> Option<usize> {
-        let depth = self.plan.vouchable()?.depth as usize;
-        (depth <= self.limits.max_depth).then_some(depth)
+        self.within_depth(self.plan.vouchable()?.depth)
     }
 
     /// Otherwise, whether the call is read plainly because the look

@@ -80,7 +80,7 @@
 //! # Where things are
 //! The crate root holds what nearly every program names: the attributes,
 //! [`Tool`], [`Context`], [`Toolbox`] with [`ToolCall`], [`ToolOutcome`]
-//! and [`CallResult`], binding's [`Bound`], [`Repair`], [`RepairRule`],
+//! and [`CallResult`], binding's [`Bound`], [`Repairs`], [`Repair`], [`RepairRule`],
 //! [`BindError`], [`Violation`], [`Policy`] and [`Limits`], and the binders
 //! for tools known only by a schema, [`JsonTool`] and [`Canonicalizer`].
 //! [`toolbox`] holds the parts of tools and calls (specs, plans, contexts,

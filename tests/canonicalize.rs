@@ -384,7 +384,7 @@ async fn a_toolbox_policy_applies_to_every_tool() {
         result.outcome,
         ToolOutcome::Ran {
             output: json!("Oslo 2 true"),
-            repairs: vec![canon::Repair::new("/metric", RepairRule::BoolText)]
+            repairs: vec![canon::Repair::new("/metric", RepairRule::BoolText)].into()
         }
     );
     // The tool's own rules and the toolbox's add up.

@@ -95,7 +95,7 @@ async fn the_caller_supplies_the_context() {
         results[0].outcome,
         ToolOutcome::Ran {
             output: json!("#7 ada: hi"),
-            repairs: vec![]
+            repairs: canon::Repairs::new()
         }
     );
     match &results[1].outcome {

@@ -679,7 +679,7 @@ async fn calls_made_against_every_export_bind() {
         result.outcome,
         ToolOutcome::Ran {
             output: json!(["a"]),
-            repairs: vec![]
+            repairs: canon::Repairs::new()
         }
     );
     // ... and a defaulted parameter's null is explained to the model.

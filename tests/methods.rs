@@ -99,10 +99,7 @@ async fn methods_are_tools_on_a_shared_instance() {
         results[0].outcome,
         ToolOutcome::Ran {
             output: json!([{"path": "/srv/README.md"}]),
-            repairs: vec![canon::Repair::new(
-                "/paths",
-                canon::RepairRule::ScalarToArray
-            )],
+            repairs: canon::Repair::new("/paths", canon::RepairRule::ScalarToArray).into(),
         }
     );
     assert!(matches!(results[1].outcome, ToolOutcome::Ran { .. }));

@@ -115,7 +115,7 @@ fn call(name: &str) -> ToolCall {
 fn ran(output: Value) -> ToolOutcome {
     ToolOutcome::Ran {
         output,
-        repairs: vec![],
+        repairs: canon::Repairs::new(),
     }
 }
 

@@ -87,7 +87,7 @@ async fn a_batch_keeps_order_ids_and_every_outcome() {
         results[0].outcome,
         ToolOutcome::Ran {
             output: json!([{"repo": "x", "path": "src/q.cs"}]),
-            repairs: vec![]
+            repairs: canon::Repairs::new()
         }
     );
     match &results[1].outcome {

@@ -427,7 +427,7 @@ async fn a_tool_without_input_binds_without_a_repair() {
         result.outcome,
         ToolOutcome::Ran {
             output: json!("pong"),
-            repairs: vec![]
+            repairs: canon::Repairs::new()
         }
     );
 }

@@ -673,7 +673,7 @@ async fn the_sdk_stream_shape_binds_its_near_miss() {
         results[1].outcome,
         ToolOutcome::Ran {
             output: json!("Bogot\u{e1}: 3 days in celsius"),
-            repairs: vec![]
+            repairs: canon::Repairs::new()
         }
     );
 }

@@ -156,7 +156,7 @@ async fn whole_numbers_sent_as_doubles_bind_as_integers() {
         results[1].outcome,
         ToolOutcome::Ran {
             output: json!(["dotnet/eshop/src/basket.cs"]),
-            repairs: vec![]
+            repairs: canon::Repairs::new()
         }
     );
     // A fraction is no integer, and is refused.
@@ -317,7 +317,7 @@ async fn malformed_calls_are_still_calls_each_answered_for_itself() {
         results[2].outcome,
         ToolOutcome::Ran {
             output: json!("pong"),
-            repairs: vec![]
+            repairs: canon::Repairs::new()
         }
     );
     assert!(matches!(results[3].outcome, ToolOutcome::NoSuchTool { .. }));

@@ -256,7 +256,7 @@ async fn a_near_miss_is_repaired_and_answered_in_both_formats() {
         results[1].outcome,
         ToolOutcome::Ran {
             output: json!("Paris: 3 days in celsius"),
-            repairs: vec![]
+            repairs: canon::Repairs::new()
         }
     );
     let messages: Vec<_> = results.iter().map(|r| toolbox.message(r)).collect();

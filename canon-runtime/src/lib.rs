@@ -32,7 +32,7 @@ pub use bind::canonical::Canonicalizer;
 pub use bind::policy::Policy;
 pub use feedback::{BindError, Violation};
 pub use limits::Limits;
-pub use repair::{Bound, Repair, RepairRule};
+pub use repair::{Bound, Repair, RepairRule, Repairs};
 pub use toolbox::context::Context;
 pub use toolbox::json_tool::JsonTool;
 pub use toolbox::tool::Tool;

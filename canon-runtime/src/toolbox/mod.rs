@@ -18,6 +18,7 @@ pub use crate::bind::policy::UnknownRule;
 pub use crate::feedback::{
     CallError, JsonType, Received, ViolationKind, POINTER_CHARS, PREVIEW_CHARS,
 };
+pub use crate::repair::RepairsIntoIter;
 pub use crate::schema::plan::Plan;
 pub use context::{CallContext, ContextError};
 pub use spec::ToolSpec;
@@ -43,7 +44,7 @@ use crate::bind::policy::Policy;
 use crate::export::{Dialect, ExportError};
 use crate::feedback::BindError;
 use crate::limits::Limits;
-use crate::repair::{Repair, RepairRule};
+use crate::repair::{Repair, RepairRule, Repairs};
 use crate::toolbox::tool::Tool;
 
 /// A future a [`Toolbox`] can hold, whatever tool produced it.
@@ -282,7 +283,7 @@ pub enum ToolOutcome {
         /// Its output, as JSON.
         output: Value,
         /// The repairs that made the call bindable.
-        repairs: Vec<Repair>,
+        repairs: Repairs,
     },
     /// The arguments could not be bound; the tool did not run.
     Rejected(BindError),
@@ -1077,7 +1078,8 @@ impl Toolbox {
             let repair = Repair::new("", RepairRule::EmptyArguments);
             if let ToolOutcome::Ran { repairs, .. } = &mut outcome {
                 tool.spec().trace_repairs(std::slice::from_ref(&repair));
-                repairs.insert(0, repair);
+                let rest = std::mem::take(repairs);
+                *repairs = std::iter::once(repair).chain(rest).collect();
             }
         }
         outcome

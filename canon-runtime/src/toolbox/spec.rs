@@ -23,7 +23,7 @@ use crate::bind::tolerant::{
 use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::feedback::BindError;
 use crate::limits::Limits;
-use crate::repair::{Bound, Repair};
+use crate::repair::{Bound, Repair, Repairs};
 use crate::schema::plan::Plan;
 
 /// What a tool publishes (name, description, input schema) and the plan
@@ -543,7 +543,7 @@ impl ToolSpec {
         call: Call<'_>,
         policy: Policy,
         pass: &mut dyn Pass,
-    ) -> Result<Vec<Repair>, BindError> {
+    ) -> Result<Repairs, BindError> {
         match call {
             Call::Value(args) => self.bind_value_erased(args, policy, pass),
             Call::Text(text) => self.bind_text_erased(text, policy, pass),
@@ -558,7 +558,7 @@ impl ToolSpec {
         args: &Value,
         policy: Policy,
         pass: &mut dyn Pass,
-    ) -> Result<Vec<Repair>, BindError> {
+    ) -> Result<Repairs, BindError> {
         // The plain read ([`First`]) did not bind: the pass through the plan.
         let ctx = self.value_ctx();
         if pass.value(&ctx, args) {
@@ -574,7 +574,7 @@ impl ToolSpec {
         text: &str,
         policy: Policy,
         pass: &mut dyn Pass,
-    ) -> Result<Vec<Repair>, BindError> {
+    ) -> Result<Repairs, BindError> {
         if text.len() > self.limits.max_text_bytes {
             return Err(self.too_large(text.len()));
         }
@@ -642,11 +642,12 @@ impl ToolSpec {
     /// The repairs of a plain read that bound, or its refusal when they are
     /// too many.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn read_repairs(&self, wraps: Option<Wraps<'_>>) -> Result<Vec<Repair>, BindError> {
+    fn read_repairs(&self, wraps: Option<Wraps<'_>>) -> Result<Repairs, BindError> {
         match wraps.map(Wraps::into_repairs) {
             Some(repairs) if !repairs.is_empty() => self.accepted_read(repairs),
-            // Written where the binding is built, not moved there.
-            _ => Ok(Vec::new()),
+            // Returned, not dropped (which is a call) and written anew.
+            Some(repairs) => Ok(repairs),
+            None => Ok(Repairs::new()),
         }
     }
 
@@ -718,7 +719,7 @@ impl ToolSpec {
         cold: Cold<'_>,
         policy: Policy,
         pass: &mut dyn Pass,
-    ) -> Result<Vec<Repair>, BindError> {
+    ) -> Result<Repairs, BindError> {
         match cold {
             Cold::Value(args) => self.retry_value(args, None, policy, pass),
             Cold::Text(text, after) => self.retry_text(text, policy, after, pass),
@@ -734,7 +735,7 @@ impl ToolSpec {
         policy: Policy,
         after: After,
         pass: &mut dyn Pass,
-    ) -> Result<Vec<Repair>, BindError> {
+    ) -> Result<Repairs, BindError> {
         match crate::bind::json::read(text, &self.limits) {
             Ok((value, duplicates)) if duplicates.is_empty() => match after {
                 // Two keys of one object whose hashes collide, and no key
@@ -762,7 +763,7 @@ impl ToolSpec {
         args: &Value,
         policy: Policy,
         pass: &mut dyn Pass,
-    ) -> Result<Vec<Repair>, BindError> {
+    ) -> Result<Repairs, BindError> {
         let ctx = self.value_ctx();
         if pass.value(&ctx, args) {
             return self.accepted(ctx);
@@ -799,7 +800,7 @@ impl ToolSpec {
         text: Option<&str>,
         policy: Policy,
         pass: &mut dyn Pass,
-    ) -> Result<Vec<Repair>, BindError> {
+    ) -> Result<Repairs, BindError> {
         if self.limits.too_deep(args) {
             return Err(self.reject(vec![self.limits.too_deep_violation()]));
         }
@@ -828,7 +829,7 @@ impl ToolSpec {
             match self.bind_as_repaired(text, args, &value, pass) {
                 Ok(()) => {
                     self.trace_repairs(&repairs);
-                    return Ok(repairs);
+                    return Ok(repairs.into());
                 }
                 Err(written) => wide = written,
             }
@@ -837,7 +838,7 @@ impl ToolSpec {
         let ctx = self.trusted_ctx();
         if pass.value(&ctx, &value) {
             self.trace_repairs(&repairs);
-            return Ok(repairs);
+            return Ok(repairs.into());
         }
         // JSON Schema counts `3.0` as an integer (Gemini sends every number
         // as a double): the call is bound with whole doubles read as the
@@ -864,7 +865,7 @@ impl ToolSpec {
         }
         if bound {
             self.trace_repairs(&repairs);
-            return Ok(repairs);
+            return Ok(repairs.into());
         }
         let (violations, more) = diagnose::rust_type_of_text(
             pass.probe(),
@@ -928,14 +929,14 @@ impl ToolSpec {
     /// The repairs of a pass that bound, or its refusal when they are more
     /// than `max_repairs`.
     #[inline]
-    fn accepted(&self, ctx: Ctx<'_>) -> Result<Vec<Repair>, BindError> {
+    fn accepted(&self, ctx: Ctx<'_>) -> Result<Repairs, BindError> {
         let (repairs, n) = ctx.into_repairs();
         self.accepted_repairs(repairs, n)
     }
 
     /// The repairs the plain read made, all kept: as [`accepted`](Self::accepted).
     #[inline(never)]
-    fn accepted_read(&self, repairs: Vec<Repair>) -> Result<Vec<Repair>, BindError> {
+    fn accepted_read(&self, repairs: Repairs) -> Result<Repairs, BindError> {
         let n = repairs.len();
         self.accepted_repairs(repairs, n)
     }
@@ -943,7 +944,7 @@ impl ToolSpec {
     /// [`accepted`](Self::accepted) for the `n` repairs a pass made, of
     /// which `repairs` were kept.
     #[inline]
-    fn accepted_repairs(&self, repairs: Vec<Repair>, n: usize) -> Result<Vec<Repair>, BindError> {
+    fn accepted_repairs(&self, repairs: Repairs, n: usize) -> Result<Repairs, BindError> {
         if n != 0 {
             if n > self.limits.max_repairs {
                 return Err(self.too_many_repairs(n));

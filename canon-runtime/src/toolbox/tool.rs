@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::bind::policy::Policy;
 use crate::feedback::{BindError, CallError};
-use crate::repair::{Bound, Repair};
+use crate::repair::{Bound, Repairs};
 use crate::toolbox::context::CallContext;
 use crate::toolbox::spec::ToolSpec;
 
@@ -188,7 +188,7 @@ pub trait Tool: Send + Sync {
 /// (the MCP server's among them).
 pub(crate) enum Run {
     /// The tool ran and its output serialized.
-    Ran { output: Value, repairs: Vec<Repair> },
+    Ran { output: Value, repairs: Repairs },
     /// The arguments were not bound.
     Rejected(BindError),
     /// The tool returned an error, with its text.

@@ -81,7 +81,7 @@ async fn tools_run_with_the_context() {
         results[1].outcome,
         ToolOutcome::Ran {
             output: json!(3),
-            repairs: vec![]
+            repairs: Default::default()
         }
     );
     assert_eq!(

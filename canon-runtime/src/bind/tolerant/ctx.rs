@@ -8,7 +8,7 @@ use std::cell::{Cell, RefCell};
 use serde::de;
 
 use crate::bind::rule::{string_at_string_array, Refusal, Verdict};
-use crate::repair::{Repair, RepairRule};
+use crate::repair::{Repair, RepairRule, Repairs};
 use crate::schema::constraint::Assert;
 use crate::schema::plan::{Node, Plan};
 use crate::schema::pointer::Path;
@@ -26,7 +26,7 @@ pub(crate) enum Mode {
 /// State shared by one binding pass.
 pub(crate) struct Ctx<'p> {
     pub(super) plan: &'p Plan,
-    pub(super) repairs: RefCell<Vec<Repair>>,
+    pub(super) repairs: RefCell<Repairs>,
     /// Repairs past `max_repairs`, counted and not kept: the call is refused.
     pub(super) more_repairs: Cell<usize>,
     pub(super) max_repairs: usize,
@@ -52,7 +52,7 @@ impl<'p> Ctx<'p> {
     pub(crate) fn new(plan: &'p Plan, mode: Mode) -> Self {
         Ctx {
             plan,
-            repairs: RefCell::new(Vec::new()),
+            repairs: RefCell::new(Repairs::new()),
             more_repairs: Cell::new(0),
             max_repairs: usize::MAX,
             refused: match mode {
@@ -125,7 +125,7 @@ impl<'p> Ctx<'p> {
         self.depth.set(self.depth.get() - 1);
     }
 
-    pub(crate) fn into_parts(self) -> (Vec<Repair>, Vec<Refusal>) {
+    pub(crate) fn into_parts(self) -> (Repairs, Vec<Refusal>) {
         let refused = self.refused.map(RefCell::into_inner).unwrap_or_default();
         (self.repairs.into_inner(), refused)
     }
@@ -134,7 +134,7 @@ impl<'p> Ctx<'p> {
     /// [`with_max_repairs`](Self::with_max_repairs) they are counted, not
     /// kept).
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn into_repairs(self) -> (Vec<Repair>, usize) {
+    pub(crate) fn into_repairs(self) -> (Repairs, usize) {
         let more = self.more_repairs.get();
         let repairs = self.repairs.into_inner();
         let n = repairs.len() + more;
@@ -158,13 +158,7 @@ impl<'p> Ctx<'p> {
                     self.more_repairs.set(self.more_repairs.get() + 1);
                     return Ok(true);
                 }
-                let repair = Repair::new(path.pointer(), RepairRule::ScalarToArray);
-                if repairs.is_empty() {
-                    // One allocation of the exact size, without the growth path.
-                    *repairs = vec![repair];
-                } else {
-                    repairs.push(repair);
-                }
+                repairs.push(Repair::new(path.pointer(), RepairRule::ScalarToArray));
                 Ok(true)
             }
             refused => match &self.refused {

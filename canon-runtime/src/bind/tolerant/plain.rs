@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 use super::adapter::One;
 use super::fields::{BindArgs, Fields};
 use super::value::wraps_string;
-use crate::repair::{Repair, RepairRule};
+use crate::repair::{Repair, RepairRule, Repairs};
 use crate::schema::plan::{Member, Node, Plan};
 use crate::schema::pointer::{escape, push_index};
 
@@ -75,7 +75,7 @@ pub(crate) struct Wraps<'p> {
     /// The searches made; past [`MAX_SEARCHES`] the call is left to the
     /// adapter, whose walk is linear in the call whatever it holds.
     searches: Cell<usize>,
-    repairs: RefCell<Vec<Repair>>,
+    repairs: RefCell<Repairs>,
     /// The plan is read as typed because the type was seen to check what
     /// it asserts beyond types ([`vouch`](super::vouch)): the forms serde
     /// reads that the schema does not admit are refused here (a struct
@@ -129,7 +129,7 @@ impl<'p> Wraps<'p> {
             names,
             pointers,
             searches: Cell::new(0),
-            repairs: RefCell::new(Vec::new()),
+            repairs: RefCell::new(Repairs::new()),
             vouched: false,
             seen: None,
         })
@@ -155,7 +155,7 @@ impl<'p> Wraps<'p> {
 
     /// The repairs made, in the order the call was read.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn into_repairs(self) -> Vec<Repair> {
+    pub(crate) fn into_repairs(self) -> Repairs {
         self.repairs.into_inner()
     }
 
@@ -227,14 +227,9 @@ impl<'p> Wraps<'p> {
 
     /// Records the repair at `pointer`: true.
     fn record(&self, pointer: Cow<'static, str>) -> bool {
+        // The first is held in place: a near miss allocates no list.
         let repair = Repair::new(pointer, RepairRule::ScalarToArray);
-        let mut repairs = self.repairs.borrow_mut();
-        if repairs.is_empty() {
-            // One allocation of the exact size, without the growth path.
-            *repairs = vec![repair];
-        } else {
-            repairs.push(repair);
-        }
+        self.repairs.borrow_mut().push(repair);
         true
     }
 

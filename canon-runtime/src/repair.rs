@@ -134,7 +134,19 @@ impl Repairs {
 
     /// Appends `repair`. The first is held in place; a second moves both
     /// into one allocation.
+    #[inline]
     pub fn push(&mut self, repair: Repair) {
+        if let Held::Many(list) = &self.0 {
+            if list.capacity() == 0 {
+                self.0 = Held::One(repair);
+                return;
+            }
+        }
+        self.push_more(repair);
+    }
+
+    /// [`push`](Self::push) onto a list that holds a repair or has room.
+    fn push_more(&mut self, repair: Repair) {
         self.0 = match std::mem::replace(&mut self.0, Held::Many(Vec::new())) {
             Held::Many(mut list) if !list.is_empty() => {
                 list.push(repair);

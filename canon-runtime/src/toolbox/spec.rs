@@ -478,7 +478,27 @@ impl ToolSpec {
     /// [`routes`](Self::routes), compiled once.
     #[inline]
     fn routes_of(&self, of: TypeId, args: &'static ArgsOf) -> (&[Option<u32>], bool) {
-        let (owner, slots, vouched) = self.fields.get_or_init(|| {
+        // Looked up before anything is prepared for the first call.
+        let (owner, slots, vouched) = match self.fields.get() {
+            Some(routes) => routes,
+            None => self.first_routes(of, args),
+        };
+        // One spec serves one arguments type; asked for another type's
+        // fields, it routes nothing by index and every field deserializes as
+        // serde would, untouched.
+        if *owner == of {
+            (slots, *vouched)
+        } else {
+            (&[], false)
+        }
+    }
+
+    /// [`routes_of`](Self::routes_of) on a spec's first binding of a
+    /// `#[tool]`'s arguments: computed, and kept.
+    #[cold]
+    #[inline(never)]
+    fn first_routes(&self, of: TypeId, args: &'static ArgsOf) -> &Routes {
+        self.fields.get_or_init(|| {
             let slots = self.plan.field_slots(args.fields);
             let vouched = self.plan.vouchable().is_some()
                 && vouch(
@@ -490,15 +510,7 @@ impl ToolSpec {
                     args.read,
                 );
             (of, slots, vouched)
-        });
-        // One spec serves one arguments type; asked for another type's
-        // fields, it routes nothing by index and every field deserializes as
-        // serde would, untouched.
-        if *owner == of {
-            (slots, *vouched)
-        } else {
-            (&[], false)
-        }
+        })
     }
 
     // Binding is split in two. The generic part, compiled once for each

@@ -163,9 +163,13 @@ impl<'p> Wraps<'p> {
     /// sequence, is to be bound as a one-element sequence: it sits at a
     /// tolerant position of the plan and the rule accepts it. If so, the
     /// repair is recorded.
+    ///
+    /// `value` holds `s`; `up` holds the arrays and objects being read
+    /// around it (innermost first), `None` for a member of the arguments
+    /// object.
     #[cold]
     #[inline(never)]
-    fn wrap(&self, s: &str) -> bool {
+    fn wrap(&self, value: &Value, s: &str, up: Option<&Frame<'_>>) -> bool {
         // Empty strings share an address, and the rule refuses them: they
         // are not searched for (`wraps_string` asks the rule, with the plan).
         if s.is_empty() || self.searches.get() >= MAX_SEARCHES {
@@ -174,7 +178,10 @@ impl<'p> Wraps<'p> {
         self.searches.set(self.searches.get() + 1);
         // A parameter's own string, the commonest, is among the members:
         // its plan is the parameter's, and its pointer borrowed.
-        let member = self.object.iter().find(|(_, value)| is(value, s));
+        let member = match up {
+            None => self.object.iter().find(|(_, value)| is(value, s)),
+            Some(_) => None,
+        };
         if let Some((key, _)) = member {
             let Some(i) = self.names.iter().position(|name| name == key) else {
                 return false;
@@ -189,16 +196,27 @@ impl<'p> Wraps<'p> {
             };
             return wraps_string(self.plan, node, s) && self.record(pointer);
         }
-        // Below a member: searched for, one step a level of the plan. The
-        // pointer is written as the plan is followed, a declared name as
-        // the plan's token (escaped once, when the plan was compiled).
-        let mut path = Steps::new();
-        if !find(self.object, s, self.depth, &mut path) {
-            return false;
+        // Below a member: the containers read around it lead there from
+        // the arguments object, each found in its parent by its address;
+        // should they not (a reader other than canon's between them), it
+        // is searched for.
+        let mut chain = Chain::new(address(value));
+        if up.is_some_and(|up| chain.lead(self.object, up)) {
+            return self.follow(chain.down(), chain.room, s);
         }
+        let mut path = Steps::new();
+        find(self.object, s, self.depth, &mut path) && self.follow(path.down(), path.room, s)
+    }
+
+    /// Whether the string `s`, at the end of `path` (with `room` for its
+    /// pointer), is to be bound as a one-element sequence, one step a
+    /// level of the plan; if so, the repair is recorded. The pointer is
+    /// written as the plan is followed, a declared name as the plan's
+    /// token (escaped once, when the plan was compiled).
+    fn follow<'v>(&self, path: impl Iterator<Item = Step<'v>>, room: usize, s: &str) -> bool {
         let mut node = self.root;
-        let mut pointer = String::with_capacity(path.room);
-        for step in path.down() {
+        let mut pointer = String::with_capacity(room);
+        for step in path {
             pointer.push('/');
             let id = match step {
                 Step::Key(key) => match node.member(key) {
@@ -333,6 +351,111 @@ impl<'v> Steps<'v> {
             None => self.more[i - INLINE_STEPS],
         })
     }
+}
+
+/// An array or object being read by canon's reader ([`ValueRef`]), and
+/// the one being read around it: the way from the arguments object down
+/// to a string, kept as it is read at the cost of two words a container,
+/// so that a string to bind as a sequence is found without a search.
+pub(crate) struct Frame<'f> {
+    /// The address of the container's `Value`.
+    at: usize,
+    up: Option<&'f Frame<'f>>,
+}
+
+impl<'f> Frame<'f> {
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn new(value: &Value, up: Option<&'f Frame<'f>>) -> Self {
+        Frame {
+            at: address(value),
+            up,
+        }
+    }
+}
+
+/// The address of a value of the call.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn address(value: &Value) -> usize {
+    value as *const Value as usize
+}
+
+/// How many containers [`Chain`] follows; a string deeper is searched for.
+const MAX_FRAMES: usize = 4;
+
+/// The steps from the arguments object down to a value, found from the
+/// containers read around it ([`Frame`]).
+struct Chain<'v> {
+    /// The addresses of the value and of its containers, innermost first;
+    /// then, once led, the steps down to it, outermost first.
+    at: [usize; MAX_FRAMES + 1],
+    steps: [Step<'v>; MAX_FRAMES + 1],
+    len: usize,
+    /// Room for the pointer of the steps ([`room`]).
+    room: usize,
+}
+
+impl<'v> Chain<'v> {
+    /// The chain to the value at the address `value`.
+    fn new(value: usize) -> Self {
+        Chain {
+            at: [value; MAX_FRAMES + 1],
+            steps: [Step::Index(0); MAX_FRAMES + 1],
+            len: 1,
+            room: 0,
+        }
+    }
+
+    /// Follows the containers `up` (innermost first) down from `object`,
+    /// each container, and then the value, found in its parent by its
+    /// address (an item's index computed from it): false when they do not
+    /// lead there from `object`, or are more than [`MAX_FRAMES`].
+    fn lead(&mut self, object: &'v Map<String, Value>, up: &Frame<'_>) -> bool {
+        let mut frame = Some(up);
+        while let Some(at) = frame {
+            let Some(slot) = self.at.get_mut(self.len) else {
+                return false;
+            };
+            *slot = at.at;
+            self.len += 1;
+            frame = at.up;
+        }
+        let mut members = Some(object);
+        let mut items: &'v [Value] = &[];
+        for (step, &target) in self.steps.iter_mut().zip(self.at[..self.len].iter().rev()) {
+            let found = match members {
+                Some(members) => members
+                    .iter()
+                    .find(|(_, value)| address(value) == target)
+                    .map(|(key, value)| (Step::Key(key), value)),
+                None => item_at(items, target),
+            };
+            let Some((to, value)) = found else {
+                return false;
+            };
+            *step = to;
+            self.room += room(to);
+            (members, items) = match value {
+                Value::Object(next) => (Some(next), &[][..]),
+                Value::Array(next) => (None, next.as_slice()),
+                _ => (None, &[][..]),
+            };
+        }
+        true
+    }
+
+    /// The steps, from the arguments object down.
+    fn down(&self) -> impl Iterator<Item = Step<'v>> + '_ {
+        self.steps[..self.len].iter().copied()
+    }
+}
+
+/// The item of `items` at the address `target`, and its index, computed
+/// from the address.
+fn item_at(items: &[Value], target: usize) -> Option<(Step<'_>, &Value)> {
+    let offset = target.checked_sub(items.as_ptr() as usize)?;
+    let size = std::mem::size_of::<Value>();
+    let item = items.get(offset / size)?;
+    (address(item) == target).then_some((Step::Index(offset / size), item))
 }
 
 /// The steps from `object` to the string value that is `s` itself, at
@@ -473,12 +596,20 @@ impl<'de> MapAccess<'de> for Members<'de, '_> {
 pub(crate) struct ValueRef<'de, 'w> {
     value: &'de Value,
     wraps: Option<&'w Wraps<'w>>,
+    /// The arrays and objects being read around this value.
+    up: Option<&'w Frame<'w>>,
 }
 
 impl<'de, 'w> ValueRef<'de, 'w> {
+    /// A member of the arguments object, read plainly or (`wraps`) binding
+    /// a string where the schema says array of strings as a sequence.
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn new(value: &'de Value, wraps: Option<&'w Wraps<'w>>) -> Self {
-        ValueRef { value, wraps }
+        ValueRef {
+            value,
+            wraps,
+            up: None,
+        }
     }
 }
 
@@ -550,8 +681,10 @@ impl<'de> serde::Deserializer<'de> for ValueRef<'de, '_> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match (self.value, self.wraps) {
-            (Value::Array(items), _) => visit_items(items, self.wraps, visitor),
-            (Value::String(s), Some(wraps)) if wraps.wrap(s) => {
+            (Value::Array(items), _) => {
+                visit_items(items, self.wraps, &Frame::new(self.value, self.up), visitor)
+            }
+            (Value::String(s), Some(wraps)) if wraps.wrap(self.value, s, self.up) => {
                 visitor.visit_seq(One(Some(BorrowedStrDeserializer::new(s))))
             }
             (value, _) => value.deserialize_seq(visitor),
@@ -561,7 +694,12 @@ impl<'de> serde::Deserializer<'de> for ValueRef<'de, '_> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match self.value {
-            Value::Object(members) => visit_members(members, self.wraps, visitor),
+            Value::Object(members) => visit_members(
+                members,
+                self.wraps,
+                &Frame::new(self.value, self.up),
+                visitor,
+            ),
             value => value.deserialize_map(visitor),
         }
     }
@@ -577,12 +715,19 @@ impl<'de> serde::Deserializer<'de> for ValueRef<'de, '_> {
             // The schema says object: a vouched read refuses the array
             // serde would read a struct from.
             Value::Array(_) if vouched(self.wraps) => Err(unadmitted()),
-            Value::Array(items) => visit_items(items, self.wraps, visitor),
+            Value::Array(items) => {
+                visit_items(items, self.wraps, &Frame::new(self.value, self.up), visitor)
+            }
             Value::Object(members) => {
                 if let Some(wraps) = self.wraps {
                     wraps.saw(self.value, fields);
                 }
-                visit_members(members, self.wraps, visitor)
+                visit_members(
+                    members,
+                    self.wraps,
+                    &Frame::new(self.value, self.up),
+                    visitor,
+                )
             }
             value => value.deserialize_struct(name, fields, visitor),
         }
@@ -592,14 +737,16 @@ impl<'de> serde::Deserializer<'de> for ValueRef<'de, '_> {
 /// An array's items to `visitor`, as serde_json's `visit_array_ref`: an
 /// error when the visitor left some unread.
 #[cfg_attr(not(debug_assertions), inline(always))]
-fn visit_items<'de, V: Visitor<'de>>(
+fn visit_items<'de, 'w, V: Visitor<'de>>(
     items: &'de [Value],
-    wraps: Option<&Wraps<'_>>,
+    wraps: Option<&'w Wraps<'w>>,
+    frame: &'w Frame<'w>,
     visitor: V,
 ) -> Result<V::Value, serde_json::Error> {
     let mut seq = Items {
         items: items.iter(),
         wraps,
+        up: frame,
     };
     let value = visitor.visit_seq(&mut seq)?;
     if seq.items.len() == 0 {
@@ -612,15 +759,17 @@ fn visit_items<'de, V: Visitor<'de>>(
 /// An object's members to `visitor`, as serde_json's reader of a `&Map`:
 /// an error when the visitor left some unread.
 #[cfg_attr(not(debug_assertions), inline(always))]
-fn visit_members<'de, V: Visitor<'de>>(
+fn visit_members<'de, 'w, V: Visitor<'de>>(
     members: &'de Map<String, Value>,
-    wraps: Option<&Wraps<'_>>,
+    wraps: Option<&'w Wraps<'w>>,
+    frame: &'w Frame<'w>,
     visitor: V,
 ) -> Result<V::Value, serde_json::Error> {
     let mut map = Entries {
         members: members.iter(),
         value: None,
         wraps,
+        up: frame,
     };
     let value = visitor.visit_map(&mut map)?;
     if map.members.len() == 0 {
@@ -649,6 +798,8 @@ fn exact(hint: (usize, Option<usize>)) -> Option<usize> {
 struct Items<'de, 'w> {
     items: std::slice::Iter<'de, Value>,
     wraps: Option<&'w Wraps<'w>>,
+    /// The array's own frame.
+    up: &'w Frame<'w>,
 }
 
 impl<'de> SeqAccess<'de> for Items<'de, '_> {
@@ -660,7 +811,13 @@ impl<'de> SeqAccess<'de> for Items<'de, '_> {
         seed: T,
     ) -> Result<Option<T::Value>, Self::Error> {
         match self.items.next() {
-            Some(value) => seed.deserialize(ValueRef::new(value, self.wraps)).map(Some),
+            Some(value) => seed
+                .deserialize(ValueRef {
+                    value,
+                    wraps: self.wraps,
+                    up: Some(self.up),
+                })
+                .map(Some),
             None => Ok(None),
         }
     }
@@ -676,6 +833,8 @@ struct Entries<'de, 'w> {
     members: serde_json::map::Iter<'de>,
     value: Option<&'de Value>,
     wraps: Option<&'w Wraps<'w>>,
+    /// The object's own frame.
+    up: &'w Frame<'w>,
 }
 
 impl<'de> MapAccess<'de> for Entries<'de, '_> {
@@ -701,7 +860,11 @@ impl<'de> MapAccess<'de> for Entries<'de, '_> {
         seed: T,
     ) -> Result<T::Value, Self::Error> {
         match self.value.take() {
-            Some(value) => seed.deserialize(ValueRef::new(value, self.wraps)),
+            Some(value) => seed.deserialize(ValueRef {
+                value,
+                wraps: self.wraps,
+                up: Some(self.up),
+            }),
             None => Err(missing_value()),
         }
     }

@@ -656,9 +656,9 @@ impl ToolSpec {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn read_repairs(&self, wraps: Option<Wraps<'_>>) -> Result<Repairs, BindError> {
         match wraps.map(Wraps::into_repairs) {
-            Some(repairs) if !repairs.is_empty() => self.accepted_read(repairs),
             // Returned, not dropped (which is a call) and written anew.
-            Some(repairs) => Ok(repairs),
+            Some(repairs) if repairs.is_empty() || self.accepted_read(&repairs) => Ok(repairs),
+            Some(repairs) => Err(self.too_many_repairs(repairs.len())),
             None => Ok(Repairs::new()),
         }
     }
@@ -946,11 +946,16 @@ impl ToolSpec {
         self.accepted_repairs(repairs, n)
     }
 
-    /// The repairs the plain read made, all kept: as [`accepted`](Self::accepted).
+    /// Whether the repairs the plain read made (all kept) are within the
+    /// bound, as [`accepted`](Self::accepted) asks; if so, they are traced.
+    /// Read where they are, not moved in and out.
     #[inline(never)]
-    fn accepted_read(&self, repairs: Repairs) -> Result<Repairs, BindError> {
-        let n = repairs.len();
-        self.accepted_repairs(repairs, n)
+    fn accepted_read(&self, repairs: &[Repair]) -> bool {
+        if repairs.len() > self.limits.max_repairs {
+            return false;
+        }
+        self.trace_repairs(repairs);
+        true
     }
 
     /// [`accepted`](Self::accepted) for the `n` repairs a pass made, of

@@ -80,9 +80,10 @@
 //! # Where things are
 //! The crate root holds what nearly every program names: the attributes,
 //! [`Tool`], [`Context`], [`Toolbox`] with [`ToolCall`], [`ToolOutcome`]
-//! and [`CallResult`], binding's [`Bound`], [`Repairs`], [`Repair`], [`RepairRule`],
-//! [`BindError`], [`Violation`], [`Policy`] and [`Limits`], and the binders
-//! for tools known only by a schema, [`JsonTool`] and [`Canonicalizer`].
+//! and [`CallResult`], binding's [`Bound`], [`Repairs`], [`Repair`],
+//! [`RepairRule`], [`BindError`], [`Violation`], [`Policy`] and
+//! [`Limits`], and the binders for tools known only by a schema,
+//! [`JsonTool`] and [`Canonicalizer`].
 //! [`toolbox`] holds the parts of tools and calls (specs, plans, contexts,
 //! outcomes, stats, the details of a violation), and [`export`] the
 //! provider dialects.

@@ -19,12 +19,14 @@
 //! The plain read also binds the commonest near miss in the same walk: a
 //! string sent where the schema says array of strings. Where the type asks
 //! for a sequence, serde_json would refuse a string; here, when the reader
-//! was given the plan ([`Wraps`]), the string's position is found (by the
-//! string's own address, searched for in the call) and followed through
-//! the plan and, at a tolerant position the rule accepts, the string is
-//! presented as a one-element sequence with the repair recorded, exactly as
-//! the adapter presents it. Only that branch, which a valid call never
-//! takes, does any work.
+//! was given the plan ([`Wraps`]), the string's position is found (among
+//! the parameters by the string's own address; below them from the arrays
+//! and objects being read around it, each of which leaves its address on
+//! the stack of the read: [`Frame`]) and followed through the plan and, at
+//! a tolerant position the rule accepts, the string is presented as a
+//! one-element sequence with the repair recorded, exactly as the adapter
+//! presents it. Only that branch, which a valid call never takes, does any
+//! work beyond the frames' two words a container.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -197,9 +199,9 @@ impl<'p> Wraps<'p> {
             return wraps_string(self.plan, node, s) && self.record(pointer);
         }
         // Below a member: the containers read around it lead there from
-        // the arguments object, each found in its parent by its address;
-        // should they not (a reader other than canon's between them), it
-        // is searched for.
+        // the arguments object, each found in its parent by its address.
+        // Past [`MAX_FRAMES`] containers (or should they not lead there),
+        // it is searched for.
         let mut chain = Chain::new(address(value));
         if up.is_some_and(|up| chain.lead(self.object, up)) {
             return self.follow(chain.down(), chain.room, s);
@@ -444,7 +446,7 @@ impl<'v> Chain<'v> {
     }
 
     /// The steps, from the arguments object down.
-    fn down(&self) -> impl Iterator<Item = Step<'v>> + '_ {
+    fn down(&self) -> impl Iterator<Item = Step<'v>> + Clone + '_ {
         self.steps[..self.len].iter().copied()
     }
 }
@@ -979,6 +981,68 @@ mod tests {
     use serde_json::Value;
 
     use super::ValueRef;
+
+    /// Every string of a nested call, visited with the frames canon's
+    /// readers leave: the chain of frames leads to it by the steps the
+    /// search finds, up to [`MAX_FRAMES`] containers deep, and no further.
+    #[test]
+    fn frames_lead_to_each_string_as_the_search_finds_it() {
+        use super::{address, find, pointer_of, Chain, Frame, Steps, MAX_FRAMES};
+        use serde_json::Map;
+
+        fn visit(
+            object: &Map<String, Value>,
+            value: &Value,
+            up: Option<&Frame<'_>>,
+            seen: &mut usize,
+        ) {
+            let frame = Frame::new(value, up);
+            let children: Vec<&Value> = match value {
+                Value::Array(items) => items.iter().collect(),
+                Value::Object(members) => members.values().collect(),
+                Value::String(s) => {
+                    let mut searched = Steps::new();
+                    assert!(find(object, s, usize::MAX, &mut searched), "{s}");
+                    let searched = pointer_of(searched.down());
+                    let mut chain = Chain::new(address(value));
+                    match up {
+                        Some(up) if chain.lead(object, up) => {
+                            assert_eq!(pointer_of(chain.down()), searched, "{s}");
+                            assert!(chain.room >= searched.len());
+                            *seen += 1;
+                        }
+                        // Only past the frames a chain follows.
+                        Some(_) => assert!(searched.matches('/').count() > MAX_FRAMES + 1, "{s}"),
+                        None => {}
+                    }
+                    return;
+                }
+                _ => return,
+            };
+            for child in children {
+                visit(object, child, Some(&frame), seen);
+            }
+        }
+        let call = serde_json::json!({
+            "top": "t",
+            "list": ["a", 1, ["b", {"c/d~": "c"}]],
+            "map": {"x": {"y": ["e", "f"]}, "": "g"},
+            "deep": [[[["h"]]]],
+            "deeper": [[[[["i"]]]]]
+        });
+        let Value::Object(object) = &call else {
+            unreachable!()
+        };
+        let mut seen = 0;
+        for value in object.values() {
+            match value {
+                Value::Array(_) | Value::Object(_) => visit(object, value, None, &mut seen),
+                _ => {}
+            }
+        }
+        // a, b, c, e, f, g, h: all but "i", five containers deep.
+        assert_eq!(seen, 7);
+    }
 
     /// A path deeper than the steps kept on the stack reads back down in
     /// order, and its pointer is written whole.

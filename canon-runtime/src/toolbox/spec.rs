@@ -657,7 +657,9 @@ impl ToolSpec {
     fn read_repairs(&self, wraps: Option<Wraps<'_>>) -> Result<Repairs, BindError> {
         match wraps.map(Wraps::into_repairs) {
             // Returned, not dropped (which is a call) and written anew.
-            Some(repairs) if repairs.is_empty() || self.accepted_read(&repairs) => Ok(repairs),
+            Some(repairs) if repairs.is_empty() || self.kept(&repairs, repairs.len()) => {
+                Ok(repairs)
+            }
             Some(repairs) => Err(self.too_many_repairs(repairs.len())),
             None => Ok(Repairs::new()),
         }
@@ -946,29 +948,27 @@ impl ToolSpec {
         self.accepted_repairs(repairs, n)
     }
 
-    /// Whether the repairs the plain read made (all kept) are within the
-    /// bound, as [`accepted`](Self::accepted) asks; if so, they are traced.
-    /// Read where they are, not moved in and out.
-    #[inline(never)]
-    fn accepted_read(&self, repairs: &[Repair]) -> bool {
-        if repairs.len() > self.limits.max_repairs {
-            return false;
-        }
-        self.trace_repairs(repairs);
-        true
-    }
-
     /// [`accepted`](Self::accepted) for the `n` repairs a pass made, of
     /// which `repairs` were kept.
     #[inline]
     fn accepted_repairs(&self, repairs: Repairs, n: usize) -> Result<Repairs, BindError> {
-        if n != 0 {
-            if n > self.limits.max_repairs {
-                return Err(self.too_many_repairs(n));
-            }
-            self.trace_repairs(&repairs);
+        if n == 0 || self.kept(&repairs, n) {
+            Ok(repairs)
+        } else {
+            Err(self.too_many_repairs(n))
         }
-        Ok(repairs)
+    }
+
+    /// Whether `n` repairs (of which `repairs` were kept) are within the
+    /// bound; if so, they are traced. Read where they are, not moved in
+    /// and out.
+    #[inline(never)]
+    fn kept(&self, repairs: &[Repair], n: usize) -> bool {
+        if n > self.limits.max_repairs {
+            return false;
+        }
+        self.trace_repairs(repairs);
+        true
     }
 
     /// The call `bind` binds ([`telemetry::quietly`]), or its refusal

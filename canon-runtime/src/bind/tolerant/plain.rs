@@ -613,6 +613,22 @@ impl<'de, 'w> ValueRef<'de, 'w> {
             up: None,
         }
     }
+
+    /// An item or member of the container `frame`, read as its container.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn within(value: &'de Value, wraps: Option<&'w Wraps<'w>>, frame: &'w Frame<'w>) -> Self {
+        ValueRef {
+            value,
+            wraps,
+            up: Some(frame),
+        }
+    }
+
+    /// The frame this value leaves while its items or members are read.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn frame(&self) -> Frame<'w> {
+        Frame::new(self.value, self.up)
+    }
 }
 
 macro_rules! forward_value {
@@ -683,9 +699,7 @@ impl<'de> serde::Deserializer<'de> for ValueRef<'de, '_> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match (self.value, self.wraps) {
-            (Value::Array(items), _) => {
-                visit_items(items, self.wraps, &Frame::new(self.value, self.up), visitor)
-            }
+            (Value::Array(items), _) => visit_items(items, self.wraps, &self.frame(), visitor),
             (Value::String(s), Some(wraps)) if wraps.wrap(self.value, s, self.up) => {
                 visitor.visit_seq(One(Some(BorrowedStrDeserializer::new(s))))
             }
@@ -696,12 +710,7 @@ impl<'de> serde::Deserializer<'de> for ValueRef<'de, '_> {
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match self.value {
-            Value::Object(members) => visit_members(
-                members,
-                self.wraps,
-                &Frame::new(self.value, self.up),
-                visitor,
-            ),
+            Value::Object(members) => visit_members(members, self.wraps, &self.frame(), visitor),
             value => value.deserialize_map(visitor),
         }
     }
@@ -717,19 +726,12 @@ impl<'de> serde::Deserializer<'de> for ValueRef<'de, '_> {
             // The schema says object: a vouched read refuses the array
             // serde would read a struct from.
             Value::Array(_) if vouched(self.wraps) => Err(unadmitted()),
-            Value::Array(items) => {
-                visit_items(items, self.wraps, &Frame::new(self.value, self.up), visitor)
-            }
+            Value::Array(items) => visit_items(items, self.wraps, &self.frame(), visitor),
             Value::Object(members) => {
                 if let Some(wraps) = self.wraps {
                     wraps.saw(self.value, fields);
                 }
-                visit_members(
-                    members,
-                    self.wraps,
-                    &Frame::new(self.value, self.up),
-                    visitor,
-                )
+                visit_members(members, self.wraps, &self.frame(), visitor)
             }
             value => value.deserialize_struct(name, fields, visitor),
         }
@@ -814,11 +816,7 @@ impl<'de> SeqAccess<'de> for Items<'de, '_> {
     ) -> Result<Option<T::Value>, Self::Error> {
         match self.items.next() {
             Some(value) => seed
-                .deserialize(ValueRef {
-                    value,
-                    wraps: self.wraps,
-                    up: Some(self.up),
-                })
+                .deserialize(ValueRef::within(value, self.wraps, self.up))
                 .map(Some),
             None => Ok(None),
         }
@@ -862,11 +860,7 @@ impl<'de> MapAccess<'de> for Entries<'de, '_> {
         seed: T,
     ) -> Result<T::Value, Self::Error> {
         match self.value.take() {
-            Some(value) => seed.deserialize(ValueRef {
-                value,
-                wraps: self.wraps,
-                up: Some(self.up),
-            }),
+            Some(value) => seed.deserialize(ValueRef::within(value, self.wraps, self.up)),
             None => Err(missing_value()),
         }
     }

@@ -17,8 +17,8 @@ use crate::bind::policy::Policy;
 use crate::bind::telemetry;
 use crate::bind::text;
 use crate::bind::tolerant::{
-    read_object, read_value, vouch, vouches_wrapping, BindArgs, Ctx, Mode, Object, ReadPlain,
-    Wraps, MAX_SEARCHES,
+    read_object, read_value, vouch, vouches_wrapping, BindArgs, Ctx, Mode, Object, Params,
+    ReadPlain, Wraps, MAX_SEARCHES,
 };
 use crate::export::{Dialect, ExportError, ToolAnnotations};
 use crate::feedback::BindError;
@@ -52,9 +52,9 @@ pub struct ToolSpec {
     description: Cow<'static, str>,
     schema: Value,
     plan: Plan,
-    /// The plan slot of each top-level field of a `#[tool]` arguments struct.
-    /// And whether the type was seen to check what the plan asserts
-    /// beyond types ([`vouch`]).
+    /// The top-level fields of a `#[tool]` arguments struct and the plan
+    /// slot of each, and whether the type was seen to check what the plan
+    /// asserts beyond types ([`vouch`]).
     fields: OnceLock<Routes>,
     /// [`Plan::nested_objects`].
     look_first: bool,
@@ -452,13 +452,14 @@ impl ToolSpec {
     /// The plan slot of each top-level field of `A`, computed once.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn slots<A: BindArgs>(&self) -> &[Option<u32>] {
-        self.routes::<A>().0
+        self.routes::<A>().map_or(&[], |(params, _)| &params.slots)
     }
 
-    /// [`slots`](Self::slots), and whether `A` was seen to check what the
-    /// plan asserts beyond types ([`vouch`]), computed once.
+    /// `A`'s fields and their [`slots`](Self::slots), and whether `A` was
+    /// seen to check what the plan asserts beyond types ([`vouch`]),
+    /// computed once; `None` when this spec is another type's.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn routes<A: BindArgs>(&self) -> (&[Option<u32>], bool) {
+    fn routes<A: BindArgs>(&self) -> Option<(&Params, bool)> {
         let args = const {
             &ArgsOf {
                 fields: A::FIELDS,
@@ -472,25 +473,21 @@ impl ToolSpec {
     /// Whether `A` was seen to check what the plan asserts beyond types.
     #[cfg(test)]
     pub(crate) fn vouched<A: BindArgs>(&self) -> bool {
-        self.routes::<A>().1
+        self.routes::<A>().is_some_and(|(_, vouched)| vouched)
     }
 
     /// [`routes`](Self::routes), compiled once.
     #[inline]
-    fn routes_of(&self, of: TypeId, args: &'static ArgsOf) -> (&[Option<u32>], bool) {
+    fn routes_of(&self, of: TypeId, args: &'static ArgsOf) -> Option<(&Params, bool)> {
         // Looked up before anything is prepared for the first call.
-        let (owner, slots, vouched) = match self.fields.get() {
+        let routes = match self.fields.get() {
             Some(routes) => routes,
             None => self.first_routes(of, args),
         };
         // One spec serves one arguments type; asked for another type's
         // fields, it routes nothing by index and every field deserializes as
-        // serde would, untouched.
-        if *owner == of {
-            (slots, *vouched)
-        } else {
-            (&[], false)
-        }
+        // serde would, untouched (and nothing is read plainly first).
+        (routes.owner == of).then_some((&routes.params, routes.vouched))
     }
 
     /// [`routes_of`](Self::routes_of) on a spec's first binding of a
@@ -499,17 +496,18 @@ impl ToolSpec {
     #[inline(never)]
     fn first_routes(&self, of: TypeId, args: &'static ArgsOf) -> &Routes {
         self.fields.get_or_init(|| {
-            let slots = self.plan.field_slots(args.fields);
+            let params = Params {
+                names: args.fields,
+                pointers: args.pointers,
+                slots: self.plan.field_slots(args.fields),
+            };
             let vouched = self.plan.vouchable().is_some()
-                && vouch(
-                    &self.plan,
-                    &self.schema,
-                    args.fields,
-                    args.pointers,
-                    &slots,
-                    args.read,
-                );
-            (of, slots, vouched)
+                && vouch(&self.plan, &self.schema, &params, args.read);
+            Routes {
+                owner: of,
+                params,
+                vouched,
+            }
         })
     }
 
@@ -613,15 +611,13 @@ impl ToolSpec {
     /// How a `#[tool]`'s arguments `value` are read plainly first, if they
     /// are ([`reads_typed`](Self::reads_typed),
     /// [`looks_first`](Self::looks_first)): the object, and the plan to
-    /// wrap strings with when there may be some. `names`, `pointers` and
-    /// `slots` are the arguments type's. Compiled once, for every type.
+    /// wrap strings with when there may be some. `params` are the
+    /// arguments type's. Compiled once, for every type.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn plain_read<'v>(
         &'v self,
         value: &'v Value,
-        names: &'static [&'static str],
-        pointers: &'static [&'static str],
-        slots: &'v [Option<u32>],
+        params: &'v Params,
         vouched: bool,
     ) -> Option<PlainRead<'v>> {
         let Value::Object(object) = value else {
@@ -642,13 +638,12 @@ impl ToolSpec {
                 None => return None,
             },
         };
-        let wraps = Wraps::new(&self.plan, names, pointers, slots, object, depth);
-        let wraps = if vouched {
-            wraps.map(|wraps| wraps.vouched(None))
-        } else {
-            wraps
-        };
-        Some(PlainRead { object, wraps })
+        let wraps = Wraps::new(&self.plan, params, object, depth);
+        let wraps = if vouched { wraps.vouched(None) } else { wraps };
+        Some(PlainRead {
+            object,
+            wraps: Some(wraps),
+        })
     }
 
     /// The repairs of a plain read that bound, or its refusal when they are
@@ -1285,8 +1280,8 @@ impl<A: BindArgs> First<A> for Slot<A, Routed<'_>> {
     /// is read plainly.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn first(&self, spec: &ToolSpec, value: &Value) -> Option<Result<Bound<A>, BindError>> {
-        let (slots, vouched) = spec.routes::<A>();
-        let read = spec.plain_read(value, A::FIELDS, A::POINTERS, slots, vouched)?;
+        let (params, vouched) = spec.routes::<A>()?;
+        let read = spec.plain_read(value, params, vouched)?;
         match read_object::<A>(read.object, read.wraps.as_ref()) {
             Ok(args) => Some(match spec.read_repairs(read.wraps) {
                 Ok(repairs) => Ok(Bound::new(args, repairs)),
@@ -1297,10 +1292,15 @@ impl<A: BindArgs> First<A> for Slot<A, Routed<'_>> {
     }
 }
 
-/// A `#[tool]` arguments type, the plan slot of each of its top-level
-/// fields, and whether it was seen to check what the plan asserts beyond
+/// A `#[tool]` arguments type, its top-level fields and the plan slot of
+/// each, and whether it was seen to check what the plan asserts beyond
 /// types ([`vouch`]).
-type Routes = (TypeId, Box<[Option<u32>]>, bool);
+#[derive(Debug)]
+struct Routes {
+    owner: TypeId,
+    params: Params,
+    vouched: bool,
+}
 
 /// What [`ToolSpec::routes`] needs of a `#[tool]` arguments type, in one
 /// constant per type (one argument to pass, not three).

@@ -34,7 +34,7 @@ mod vouch;
 
 pub(crate) use ctx::{Ctx, Mode};
 pub use fields::{BindArgs, Fields, ProbeError};
-pub(crate) use plain::{read_object, Object, Wraps, MAX_SEARCHES};
+pub(crate) use plain::{read_object, Object, Params, Wraps, MAX_SEARCHES};
 pub(crate) use value::read as read_value;
 #[cfg(test)]
 use value::vouches;

@@ -39,7 +39,7 @@ use super::adapter::One;
 use super::fields::{BindArgs, Fields};
 use super::value::wraps_string;
 use crate::repair::{Repair, RepairRule, Repairs};
-use crate::schema::plan::{Member, Node, Plan};
+use crate::schema::plan::{Member, Plan};
 use crate::schema::pointer::{escape, push_index};
 
 /// Reads `A` from `object` as `A::deserialize` reads the `Value` holding
@@ -54,6 +54,19 @@ pub(crate) fn read_object<A: BindArgs>(
     A::bind_fields(Object::new(object, wraps), Fields::PLAIN)
 }
 
+/// A `#[tool]` arguments type's members as a plain read that wraps needs
+/// them, kept once per spec: their names and pointers ([`BindArgs`]) and
+/// the plan slot of each ([`Fields`]' routes).
+#[derive(Debug)]
+pub(crate) struct Params {
+    /// [`BindArgs::FIELDS`].
+    pub(crate) names: &'static [&'static str],
+    /// [`BindArgs::POINTERS`], which a repair at a parameter borrows.
+    pub(crate) pointers: &'static [&'static str],
+    /// The plan slot of each member.
+    pub(crate) slots: Box<[Option<u32>]>,
+}
+
 /// The plan, for a plain read that binds a string where the schema says
 /// array of strings as the adapter would, and the repairs it made: for a
 /// plan whose positions assert nothing but types (a `#[tool]`'s whose type
@@ -62,18 +75,13 @@ pub(crate) fn read_object<A: BindArgs>(
 /// checks of such a string is checked again here ([`wraps_string`]).
 pub(crate) struct Wraps<'p> {
     plan: &'p Plan,
-    root: &'p Node,
     /// How deep the plan's positions go: a string deeper is at none that
     /// is read.
     depth: usize,
     /// The call, where a string's position is searched for.
     object: &'p Map<String, Value>,
-    /// The arguments' members and their pointers ([`BindArgs`]), which a
-    /// repair at a parameter borrows.
-    names: &'static [&'static str],
-    pointers: &'static [&'static str],
-    /// The plan slot of each member ([`Fields`]' routes).
-    slots: &'p [Option<u32>],
+    /// The arguments' members, their pointers and plan slots.
+    params: &'p Params,
     /// The searches made; past [`MAX_SEARCHES`] the call is left to the
     /// adapter, whose walk is linear in the call whatever it holds.
     searches: Cell<usize>,
@@ -110,31 +118,26 @@ enum Step<'v> {
 
 impl<'p> Wraps<'p> {
     /// The plan of a `#[tool]`'s arguments (whose members, their pointers
-    /// and plan slots are `names`, `pointers` and `slots`: [`BindArgs`]),
-    /// for the call `object`, when the plan has a root; `depth`: how deep
-    /// the plan's positions go (or the call is looked at).
+    /// and plan slots are `params`), for the call `object`; `depth`: how
+    /// deep the plan's positions go (or the call is looked at). A plan
+    /// without a root wraps nothing.
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn new(
         plan: &'p Plan,
-        names: &'static [&'static str],
-        pointers: &'static [&'static str],
-        slots: &'p [Option<u32>],
+        params: &'p Params,
         object: &'p Map<String, Value>,
         depth: usize,
-    ) -> Option<Self> {
-        Some(Wraps {
-            slots,
+    ) -> Self {
+        Wraps {
             plan,
-            root: plan.root()?,
+            params,
             depth,
             object,
-            names,
-            pointers,
             searches: Cell::new(0),
             repairs: RefCell::new(Repairs::new()),
             vouched: false,
             seen: None,
-        })
+        }
     }
 
     /// The same plan, read as typed because the type was seen to check
@@ -185,14 +188,18 @@ impl<'p> Wraps<'p> {
             Some(_) => None,
         };
         if let Some((key, _)) = member {
-            let Some(i) = self.names.iter().position(|name| name == key) else {
+            let params = self.params;
+            let Some(i) = params.names.iter().position(|name| name == key) else {
                 return false;
             };
-            let Some(slot) = self.slots.get(i).copied().flatten() else {
+            let Some(slot) = params.slots.get(i).copied().flatten() else {
                 return false;
             };
-            let node = self.plan.node(self.root.properties[slot as usize].id);
-            let pointer = match self.pointers.get(i) {
+            let Some(root) = self.plan.root() else {
+                return false;
+            };
+            let node = self.plan.node(root.properties[slot as usize].id);
+            let pointer = match params.pointers.get(i) {
                 Some(pointer) => Cow::Borrowed(*pointer),
                 None => self.pointer([Step::Key(key)].into_iter()),
             };
@@ -216,7 +223,9 @@ impl<'p> Wraps<'p> {
     /// written as the plan is followed, a declared name as the plan's
     /// token (escaped once, when the plan was compiled).
     fn follow<'v>(&self, path: impl Iterator<Item = Step<'v>>, room: usize, s: &str) -> bool {
-        let mut node = self.root;
+        let Some(mut node) = self.plan.root() else {
+            return false;
+        };
         let mut pointer = String::with_capacity(room);
         for step in path {
             pointer.push('/');

@@ -32,7 +32,7 @@ use std::cell::RefCell;
 
 use serde_json::{Map, Value};
 
-use super::plain::{Seen, Wraps};
+use super::plain::{Params, Seen, Wraps};
 use crate::schema::plan::{Member, NodeId, Plan};
 
 /// A plain read of a `#[tool]`'s arguments from `object`, with the plan
@@ -48,16 +48,9 @@ const MAX_EXAMPLE_DEPTH: usize = 64;
 
 /// Whether the plan of the schema `schema`, derived from a `#[tool]`'s
 /// arguments type (whose members, their pointers and plan slots are
-/// `names`, `pointers` and `slots`), may be read as typed because the type,
+/// `params`), may be read as typed because the type,
 /// read by `read`, was seen to check what the plan asserts beyond types.
-pub(crate) fn vouch(
-    plan: &Plan,
-    schema: &Value,
-    names: &'static [&'static str],
-    pointers: &'static [&'static str],
-    slots: &[Option<u32>],
-    read: ReadPlain,
-) -> bool {
+pub(crate) fn vouch(plan: &Plan, schema: &Value, params: &Params, read: ReadPlain) -> bool {
     let (Some(vouchable), Some(root)) = (plan.vouchable(), plan.root_id()) else {
         return false;
     };
@@ -81,10 +74,7 @@ pub(crate) fn vouch(
     // The example binds, and the type reads each position as the plan
     // says, by the plan's names exactly.
     let seen = RefCell::new(Vec::new());
-    let Some(wraps) = Wraps::new(plan, names, pointers, slots, object, depth) else {
-        return false;
-    };
-    let wraps = wraps.vouched(Some(&seen));
+    let wraps = Wraps::new(plan, params, object, depth).vouched(Some(&seen));
     if !read(object, &wraps) || !wraps.into_repairs().is_empty() {
         return false;
     }
@@ -101,10 +91,10 @@ pub(crate) fn vouch(
         let Some(Value::Object(object)) = refused_at(&mut call, position).then_some(&call) else {
             return false;
         };
-        match Wraps::new(plan, names, pointers, slots, object, depth) {
-            Some(wraps) => !read(object, &wraps.vouched(None)),
-            None => false,
-        }
+        !read(
+            object,
+            &Wraps::new(plan, params, object, depth).vouched(None),
+        )
     })
 }
 

@@ -962,7 +962,10 @@ impl ToolSpec {
         if n > self.limits.max_repairs {
             return false;
         }
-        self.trace_repairs(repairs);
+        // Asked here, so that without a subscriber nothing more is called.
+        if telemetry::info_enabled() {
+            self.trace_repairs(repairs);
+        }
         true
     }
 

@@ -254,7 +254,9 @@ impl<'p> Wraps<'p> {
         wraps_string(self.plan, node, s) && self.record(Cow::Owned(pointer))
     }
 
-    /// Records the repair at `pointer`: true.
+    /// Records the repair at `pointer`: true. Inlined in the cold code
+    /// that wraps, which has already paid for a frame of its own.
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn record(&self, pointer: Cow<'static, str>) -> bool {
         // The first is held in place: a near miss allocates no list.
         let repair = Repair::new(pointer, RepairRule::ScalarToArray);

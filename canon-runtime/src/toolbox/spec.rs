@@ -452,7 +452,7 @@ impl ToolSpec {
     /// The plan slot of each top-level field of `A`, computed once.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn slots<A: BindArgs>(&self) -> &[Option<u32>] {
-        self.routes::<A>().map_or(&[], |(params, _)| &params.slots)
+        slots_in(self.routes::<A>())
     }
 
     /// `A`'s fields and their [`slots`](Self::slots), and whether `A` was
@@ -611,16 +611,16 @@ impl ToolSpec {
     /// How a `#[tool]`'s arguments `value` are read plainly first, if they
     /// are ([`reads_typed`](Self::reads_typed),
     /// [`looks_first`](Self::looks_first)): the object, and the plan to
-    /// wrap strings with when there may be some. `params` are the
-    /// arguments type's. Compiled once, for every type.
+    /// wrap strings with when there may be some. `routes` are the
+    /// arguments type's ([`routes`](Self::routes)): without them, the call
+    /// is not read plainly. Compiled once, for every type.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn plain_read<'v>(
         &'v self,
         value: &'v Value,
-        params: &'v Params,
-        vouched: bool,
+        routes: Option<(&'v Params, bool)>,
     ) -> Option<PlainRead<'v>> {
-        let Value::Object(object) = value else {
+        let (Value::Object(object), Some((params, vouched))) = (value, routes) else {
             return None;
         };
         let (depth, vouched) = match self.reads_typed() {
@@ -1283,8 +1283,7 @@ impl<A: BindArgs> First<A> for Slot<A, Routed<'_>> {
     /// is read plainly.
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn first(&self, spec: &ToolSpec, value: &Value) -> Option<Result<Bound<A>, BindError>> {
-        let (params, vouched) = spec.routes::<A>()?;
-        let read = spec.plain_read(value, params, vouched)?;
+        let read = spec.plain_read(value, spec.routes::<A>())?;
         match read_object::<A>(read.object, read.wraps.as_ref()) {
             Ok(args) => Some(match spec.read_repairs(read.wraps) {
                 Ok(repairs) => Ok(Bound::new(args, repairs)),
@@ -1314,6 +1313,15 @@ struct ArgsOf {
     pointers: &'static [&'static str],
     /// The type's plain read, for [`vouch`].
     read: ReadPlain,
+}
+
+/// The plan slots of `routes` ([`ToolSpec::routes`]); none without them.
+/// Not generic, so that a `#[tool]` compiles no copy of it.
+fn slots_in(routes: Option<(&Params, bool)>) -> &[Option<u32>] {
+    match routes {
+        Some((params, _)) => &params.slots,
+        None => &[],
+    }
 }
 
 /// A plain read of `A` from `object` ([`ReadPlain`]), for [`vouch`].

@@ -16,8 +16,20 @@ pub use crate::toolbox::tool::Tool;
 pub use crate::toolbox::DynTool;
 
 /// The spec in `cell`, built by `init` on first use: what a `#[tool]`'s
-/// `Tool::spec` returns (one copy for every tool, not one each).
+/// `Tool::spec` returns. Once built, one load and a test where it is
+/// called; building it is one copy for every tool, not one each.
+#[inline]
 pub fn spec_once(cell: &'static OnceLock<ToolSpec>, init: fn() -> ToolSpec) -> &'static ToolSpec {
+    match cell.get() {
+        Some(spec) => spec,
+        None => spec_first(cell, init),
+    }
+}
+
+/// [`spec_once`] on first use: the spec built and kept.
+#[cold]
+#[inline(never)]
+fn spec_first(cell: &'static OnceLock<ToolSpec>, init: fn() -> ToolSpec) -> &'static ToolSpec {
     cell.get_or_init(init)
 }
 

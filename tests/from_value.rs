@@ -695,3 +695,49 @@ mod random_edits {
         }
     }
 }
+
+/// Name someone, with aliases (the parameters of `alias`, in the other
+/// order).
+#[tool]
+fn swapped(count: u32, aliases: Vec<String>, name: String) -> usize {
+    name.len() + aliases.len() + count as usize
+}
+
+/// Name someone, with aliases.
+#[tool]
+fn alias(name: String, aliases: Vec<String>, count: u32) -> usize {
+    name.len() + aliases.len() + count as usize
+}
+
+#[test]
+fn a_spec_asked_for_another_types_fields_binds_each_by_its_name() {
+    // `alias`'s spec, its fields routed for `AliasArgs` on a first call,
+    // then asked to bind `SwappedArgs`, whose fields come in another
+    // order: no field may take another's route (the count, sent as text
+    // under an opt-in rule, is read through the plan, by its name).
+    let spec = Alias.spec();
+    let policy = Policy::DEFAULT.with(canon::RepairRule::NumberText);
+    let call = json!({"name": "ana", "aliases": "an", "count": "3"});
+    let own = canon::__private::bind_args::<AliasArgs>(spec, &call, policy).unwrap();
+    assert_eq!(
+        (
+            own.args.name.as_str(),
+            own.args.aliases.len(),
+            own.args.count
+        ),
+        ("ana", 1, 3)
+    );
+    for _ in 0..2 {
+        let other = canon::__private::bind_args::<SwappedArgs>(spec, &call, policy).unwrap();
+        assert_eq!((other.args.name.as_str(), other.args.count), ("ana", 3));
+        assert_eq!(other.args.aliases, ["an"]);
+        let mut pointers: Vec<_> = other.repairs.iter().map(|r| r.pointer.as_ref()).collect();
+        pointers.sort();
+        assert_eq!(pointers, ["/aliases", "/count"]);
+        // The near miss alone, as a plain read binds it.
+        let near = json!({"name": "ana", "aliases": "an", "count": 3});
+        let other =
+            canon::__private::bind_args::<SwappedArgs>(spec, &near, Policy::DEFAULT).unwrap();
+        assert_eq!(other.args.aliases, ["an"]);
+    }
+}

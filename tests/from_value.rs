@@ -739,5 +739,7 @@ fn a_spec_asked_for_another_types_fields_binds_each_by_its_name() {
         let other =
             canon::__private::bind_args::<SwappedArgs>(spec, &near, Policy::DEFAULT).unwrap();
         assert_eq!(other.args.aliases, ["an"]);
+        let args = other.args;
+        assert_eq!(swapped(args.count, args.aliases, args.name), 3 + 1 + 3);
     }
 }
